@@ -1,0 +1,33 @@
+# winlimit: build, test and run the Redis module.
+PY := .venv/bin/python
+
+.PHONY: all build deps test unit itest run bench fuzz clean
+
+all: build
+
+build:
+	cargo build --release
+
+deps:
+	scripts/install-deps.sh
+
+test: deps build unit itest
+
+unit:
+	cargo test --release
+
+itest:
+	$(PY) -m pytest -q tests/
+
+run: deps build
+	redis-server redis.conf.example
+
+bench: deps build
+	$(PY) bench/bench.py
+
+fuzz:
+	PROPTEST_CASES=200000 cargo test --release fuzz_ -- --include-ignored
+
+clean:
+	cargo clean
+	rm -rf tests/.tmp bench/.tmp .pytest_cache
