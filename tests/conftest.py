@@ -1,0 +1,40 @@
+"""pytest fixtures: one module-loaded redis-server per test file, flushed before each test."""
+
+import pytest
+
+import harness
+
+
+def pytest_sessionstart(session):
+    try:
+        harness.module_path()
+    except FileNotFoundError as e:
+        pytest.exit(str(e), returncode=2)
+
+
+@pytest.fixture(scope="module")
+def server():
+    s = harness.RedisServer()
+    yield s
+    s.stop()
+
+
+@pytest.fixture
+def r(server):
+    server.client.flushall()
+    return server.client
+
+
+@pytest.fixture
+def start_server():
+    """Factory: start_server(**RedisServer kwargs); every server it starts is stopped after the test."""
+    started = []
+
+    def start(**kw):
+        s = harness.RedisServer(**kw)
+        started.append(s)
+        return s
+
+    yield start
+    for s in reversed(started):
+        s.stop()

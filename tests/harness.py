@@ -1,0 +1,211 @@
+"""Start real redis-server processes for the integration tests.
+
+Each server gets its own free loopback port and its own directory under tests/.tmp/.
+Servers are stopped by PID (SIGTERM, then SIGKILL), never by name.
+Clients use decode_responses=False: keys, values and members are bytes (DUMP needs that).
+"""
+
+import atexit
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+
+import redis
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TMP_ROOT = os.path.join(REPO, "tests", ".tmp")
+START_TIMEOUT = 10.0
+STOP_TIMEOUT = 10.0
+
+_running = set()
+
+
+def module_path():
+    """Absolute path of the module .so (env WINLIMIT_MODULE overrides); raises if it is missing."""
+    path = os.path.abspath(os.environ.get("WINLIMIT_MODULE")
+                           or os.path.join(REPO, "target", "release", "libwinlimit.so"))
+    if not os.path.isfile(path):
+        raise FileNotFoundError(
+            f"winlimit module not found at {path}: build it with `make build` "
+            "(cargo build --release) or set WINLIMIT_MODULE to the .so path")
+    return path
+
+
+def free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class RedisServer:
+    """A redis-server child process.
+
+    module: load the winlimit module; module_args: arguments after the .so path;
+    args: extra command-line arguments, e.g. ["--appendonly", "yes"] or
+    ["--replicaof", "127.0.0.1", "6380"]; dir: reuse this directory (else a fresh one).
+    """
+
+    def __init__(self, module=True, module_args=(), args=(), dir=None):
+        self.module = module
+        self.module_args = list(module_args)
+        self.args = list(args)
+        os.makedirs(TMP_ROOT, exist_ok=True)
+        self.dir = dir or tempfile.mkdtemp(prefix="redis-", dir=TMP_ROOT)
+        self.proc = None
+        self.port = None
+        self.client = None
+        self.start()
+
+    @property
+    def pid(self):
+        return self.proc.pid if self.proc else None
+
+    def _command(self, port):
+        cmd = ["redis-server", "--port", str(port), "--bind", "127.0.0.1",
+               "--save", "", "--appendonly", "no", "--dir", self.dir,
+               "--repl-diskless-sync-delay", "0"]
+        if self.module:
+            cmd += ["--loadmodule", module_path(), *self.module_args]
+        return cmd + self.args
+
+    def start(self, port=None):
+        """Start (or start again, on the same dir); tries the given port first, then fresh ones."""
+        last_error = None
+        for attempt in range(5):
+            p = port if (port and attempt == 0) else free_port()
+            try:
+                self._start_on(p)
+                return self
+            except _PortBusy as e:
+                last_error = e
+        raise RuntimeError(f"could not start redis-server: {last_error}")
+
+    def _start_on(self, port):
+        log_path = os.path.join(self.dir, "redis.log")
+        with open(log_path, "ab") as log:
+            self.proc = subprocess.Popen(self._command(port), stdout=log, stderr=subprocess.STDOUT,
+                                         stdin=subprocess.DEVNULL)
+        _running.add(self)
+        self.port = port
+        self.client = self.new_client()
+        deadline = time.monotonic() + START_TIMEOUT
+        while True:
+            if self.proc.poll() is not None:
+                _running.discard(self)
+                tail = _tail(log_path)
+                self.proc = None
+                if "Address already in use" in tail:
+                    raise _PortBusy(tail)
+                raise RuntimeError(f"redis-server exited at start-up (log {log_path}):\n{tail}")
+            try:
+                # Check the PID too: on a busy port PING could reach some other server.
+                if self.client.ping() and self.client.info("server")["process_id"] == self.proc.pid:
+                    return
+            except (redis.ConnectionError, redis.BusyLoadingError, redis.TimeoutError):
+                pass
+            if time.monotonic() > deadline:
+                self.stop(keep_dir=True)
+                raise RuntimeError(f"redis-server did not answer PING within {START_TIMEOUT}s "
+                                   f"(log {log_path}):\n{_tail(log_path)}")
+            time.sleep(0.01)
+
+    def new_client(self, **kw):
+        return redis.Redis(host="127.0.0.1", port=self.port, decode_responses=False,
+                           socket_timeout=30, **kw)
+
+    def stop(self, keep_dir=False):
+        """SIGTERM this PID, wait, SIGKILL if it does not exit. Removes the dir unless keep_dir."""
+        if self.client is not None:
+            self.client.close()
+        if self.proc is not None:
+            if self.proc.poll() is None:
+                self.proc.send_signal(signal.SIGTERM)
+                try:
+                    self.proc.wait(STOP_TIMEOUT)
+                except subprocess.TimeoutExpired:
+                    self.proc.kill()
+                    self.proc.wait()
+            self.proc = None
+        _running.discard(self)
+        if not keep_dir:
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+    def restart(self, **changes):
+        """Stop and start again on the same dir (same port if still free). changes: module, module_args, args."""
+        port = self.port
+        self.stop(keep_dir=True)
+        for name, value in changes.items():
+            setattr(self, name, list(value) if name in ("args", "module_args") else value)
+        return self.start(port)
+
+    def wait_replica_synced(self, timeout=START_TIMEOUT):
+        """For a replica: wait until the link to its master is up and the initial sync is done."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            info = self.client.info("replication")
+            if info.get("master_link_status") == "up" and not info.get("master_sync_in_progress"):
+                return
+            time.sleep(0.02)
+        raise RuntimeError(f"replica on port {self.port} did not sync: {self.client.info('replication')}")
+
+
+class _PortBusy(Exception):
+    pass
+
+
+def _tail(path, n=30):
+    try:
+        with open(path, "rb") as f:
+            return b"\n".join(f.read().splitlines()[-n:]).decode(errors="replace")
+    except OSError:
+        return "(no log)"
+
+
+@atexit.register
+def _stop_all():
+    for server in list(_running):
+        server.stop()
+
+
+# ---- helpers for tests ----
+
+def server_ms(client):
+    """The server clock in ms (TIME)."""
+    sec, usec = client.time()
+    return sec * 1000 + usec // 1000
+
+
+def pexpiretime(client, key):
+    return client.execute_command("PEXPIRETIME", key)
+
+
+def snapshot(client, dump=False):
+    """The whole keyspace: key -> (type, value, pexpiretime[, DUMP]).
+
+    value: string -> bytes, zset -> tuple of (member, score), list -> tuple,
+    hash -> sorted tuple of items, set -> sorted tuple.
+    """
+    out = {}
+    for key in client.scan_iter(count=1000):
+        kind = client.type(key).decode()
+        if kind == "string":
+            value = client.get(key)
+        elif kind == "zset":
+            value = tuple(client.zrange(key, 0, -1, withscores=True))
+        elif kind == "list":
+            value = tuple(client.lrange(key, 0, -1))
+        elif kind == "hash":
+            value = tuple(sorted(client.hgetall(key).items()))
+        elif kind == "set":
+            value = tuple(sorted(client.smembers(key)))
+        elif kind == "none":  # expired between SCAN and TYPE (or a replica's logically expired key)
+            continue
+        else:
+            value = client.dump(key)
+        entry = (kind, value, pexpiretime(client, key))
+        out[key] = entry + (client.dump(key),) if dump else entry
+    return out
