@@ -1,1 +1,4 @@
-
+pub mod args;
+pub mod request;
+pub mod slide;
+pub mod verdict;

@@ -1,0 +1,163 @@
+//! The exact sliding-window log: deciding a call from a view of the stored log.
+//!
+//! The log is a set of entries, one per accepted unit, each with the time (ms) it was
+//! accepted. An entry at `t` counts while `now - t < window_ms`. Nothing here touches
+//! Redis: the keyspace adapter hands in a summary of the stored log and its scores oldest
+//! first, and carries out the returned [`SlidePlan`].
+
+use crate::request::{Mode, Request};
+use crate::verdict::{remaining, Verdict, NEVER};
+
+/// Member numbers are `now_ms * MEMBERS_PER_MS + sequence`: unique, increasing, and
+/// integer-like, so Redis stores them compactly.
+pub const MEMBERS_PER_MS: i64 = 1000;
+
+/// One stored entry as the adapter sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Entry {
+    /// Acceptance time in ms (a fractional stored score is rounded up).
+    pub score: i64,
+    /// The member as an integer, if it is one (logs written by scripts may hold anything).
+    pub member: Option<i64>,
+}
+
+/// What the decision needs to know about the stored log besides its scores.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct LogSummary {
+    /// Number of entries, counted or not.
+    pub len: u64,
+    /// The entry with the highest score (ties: the last in Redis order).
+    pub newest: Option<Entry>,
+    /// Absolute expiry of the key in ms, if it has one.
+    pub expires_at: Option<i64>,
+}
+
+/// `count` new entries, all at `score`, with members numbered from `first_member` on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Append {
+    pub score: i64,
+    pub count: i64,
+    pub first_member: i64,
+}
+
+/// The decision for one call and the writes that carry it out, in order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SlidePlan {
+    pub verdict: Verdict,
+    /// The key's expiry has passed: delete it before anything else.
+    pub discard_expired: bool,
+    /// Remove every entry whose score is at or below this (they no longer count).
+    pub trim_through: Option<i64>,
+    pub append: Option<Append>,
+    /// Give the key this absolute expiry (ms). Only set when it differs from the stored one.
+    pub expire_at: Option<i64>,
+}
+
+impl SlidePlan {
+    /// True when carrying out the plan changes nothing.
+    pub fn is_noop(&self) -> bool {
+        !self.discard_expired
+            && self.trim_through.is_none()
+            && self.append.is_none()
+            && self.expire_at.is_none()
+    }
+}
+
+/// Decides one call at `now` against the stored log.
+///
+/// `oldest_first` yields the stored scores in ascending order; it is read only as far as
+/// the decision needs: past the stale entries, and on a rejection up to the entry whose
+/// expiry makes room.
+pub fn decide(
+    now: i64,
+    request: &Request,
+    mode: Mode,
+    stored: &LogSummary,
+    oldest_first: impl IntoIterator<Item = i64>,
+) -> SlidePlan {
+    let window = request.window_ms;
+    let expired = stored.expires_at.is_some_and(|at| at <= now);
+    let live = if expired { LogSummary::default() } else { *stored };
+
+    let cutoff = now.saturating_sub(window);
+    let mut scores = oldest_first.into_iter().take(usize::try_from(live.len).unwrap_or(usize::MAX));
+    let mut stale: i64 = 0;
+    let mut first_counted = None;
+    for score in scores.by_ref() {
+        if score > cutoff {
+            first_counted = Some(score);
+            break;
+        }
+        stale += 1;
+    }
+    let len = i64::try_from(live.len).unwrap_or(i64::MAX);
+    let counted = len - stale;
+
+    let allowed = !request.can_never_fit() && counted.saturating_add(request.cost) <= request.limit;
+    let retry_after_ms = if allowed {
+        0
+    } else if request.can_never_fit() {
+        NEVER
+    } else {
+        // Room appears once the `need`-th oldest counted entry stops counting.
+        let need = counted + request.cost - request.limit;
+        let freeing = first_counted
+            .into_iter()
+            .chain(scores)
+            .nth(usize::try_from(need - 1).unwrap_or(usize::MAX));
+        // The log always holds `need` counted entries here; fall back to a full window.
+        freeing.map_or(window, |t| t.saturating_add(window).saturating_sub(now))
+    };
+
+    let records = allowed && mode == Mode::Record;
+    let newest_counted = live.newest.map(|e| e.score).filter(|_| counted > 0);
+    let newest_after = if records {
+        Some(newest_counted.map_or(now, |t| t.max(now)))
+    } else {
+        newest_counted
+    };
+    let reset_after_ms = newest_after.map_or(0, |t| t.saturating_add(window).saturating_sub(now));
+    let used = if records { counted + request.cost } else { counted };
+
+    let verdict = Verdict {
+        allowed,
+        limit: request.limit,
+        remaining: remaining(request.limit, used),
+        retry_after_ms,
+        reset_after_ms,
+    };
+
+    if mode == Mode::Peek {
+        return SlidePlan { verdict, discard_expired: false, trim_through: None, append: None, expire_at: None };
+    }
+
+    let append = records.then(|| Append {
+        score: now,
+        count: request.cost,
+        first_member: first_member(now, live.newest, request.cost),
+    });
+    let wanted_expiry = newest_after.map(|t| t.saturating_add(window));
+    let current_expiry = if expired { None } else { stored.expires_at };
+    SlidePlan {
+        verdict,
+        discard_expired: expired,
+        trim_through: (stale > 0).then_some(cutoff),
+        append,
+        expire_at: wanted_expiry.filter(|want| current_expiry != Some(*want)),
+    }
+}
+
+/// The first of `count` member numbers for entries added at `now`: past this
+/// millisecond's start and past the newest stored member, so members keep increasing even
+/// when calls share a millisecond. The adapter still skips any member that already exists.
+fn first_member(now: i64, newest: Option<Entry>, count: i64) -> i64 {
+    let base = now.saturating_mul(MEMBERS_PER_MS);
+    newest
+        .and_then(|e| e.member)
+        .and_then(|m| m.checked_add(1))
+        .filter(|next| next.checked_add(count).is_some())
+        .map_or(base, |next| next.max(base))
+}
+
+#[cfg(test)]
+mod tests;

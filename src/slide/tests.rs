@@ -1,0 +1,358 @@
+//! The sliding log against an in-memory store, and against a brute-force model.
+
+use super::*;
+use proptest::prelude::*;
+
+/// A sorted-set stand-in: entries sorted by score, plus the key's expiry.
+#[derive(Debug, Default, Clone)]
+struct MemoryLog {
+    entries: Vec<Entry>,
+    expires_at: Option<i64>,
+}
+
+impl MemoryLog {
+    fn with_scores(scores: &[i64]) -> Self {
+        let entries = scores.iter().map(|&score| Entry { score, member: None }).collect();
+        MemoryLog { entries, expires_at: None }
+    }
+
+    fn summary(&self) -> LogSummary {
+        LogSummary {
+            len: self.entries.len() as u64,
+            newest: self.entries.last().copied(),
+            expires_at: self.expires_at,
+        }
+    }
+
+    fn call(&mut self, now: i64, request: &Request, mode: Mode) -> Verdict {
+        let scores: Vec<i64> = self.entries.iter().map(|e| e.score).collect();
+        let plan = decide(now, request, mode, &self.summary(), scores);
+        if mode == Mode::Peek {
+            assert!(plan.is_noop(), "a peek must not plan writes: {plan:?}");
+        }
+        self.apply(&plan);
+        plan.verdict
+    }
+
+    /// Carries out a plan the way the keyspace adapter does.
+    fn apply(&mut self, plan: &SlidePlan) {
+        if plan.discard_expired {
+            *self = MemoryLog::default();
+        }
+        if let Some(cutoff) = plan.trim_through {
+            self.entries.retain(|e| e.score > cutoff);
+        }
+        if let Some(append) = plan.append {
+            for i in 0..append.count {
+                let member = Some(append.first_member + i);
+                assert!(self.entries.iter().all(|e| e.member != member), "member reused");
+                self.entries.push(Entry { score: append.score, member });
+            }
+            self.entries.sort_by_key(|e| e.score);
+        }
+        if self.entries.is_empty() {
+            *self = MemoryLog::default();
+        } else if let Some(at) = plan.expire_at {
+            self.expires_at = Some(at);
+        }
+    }
+
+    fn counted(&self, now: i64, window: i64) -> i64 {
+        self.entries.iter().filter(|e| now - e.score < window).count() as i64
+    }
+}
+
+fn request(window_ms: i64, limit: i64, cost: i64) -> Request {
+    Request { window_ms, limit, cost, align: false }
+}
+
+#[test]
+fn accepts_up_to_the_limit_then_rejects() {
+    let mut log = MemoryLog::default();
+    let r = request(1000, 3, 1);
+    let replies: Vec<_> = (0..4).map(|i| log.call(10_000 + i, &r, Mode::Record).to_array()).collect();
+    assert_eq!(
+        replies,
+        vec![
+            [1, 3, 2, 0, 1000],
+            [1, 3, 1, 0, 1000],
+            [1, 3, 0, 0, 1000],
+            // Room returns when the first entry (t=10000) leaves: 10000 + 1000 - 10003.
+            [0, 3, 0, 997, 999],
+        ]
+    );
+}
+
+#[test]
+fn an_entry_stops_counting_exactly_one_window_later() {
+    let mut log = MemoryLog::with_scores(&[5000]);
+    let r = request(100, 1, 1);
+    assert!(!log.call(5099, &r, Mode::Peek).allowed);
+    assert!(log.call(5100, &r, Mode::Peek).allowed);
+}
+
+#[test]
+fn three_before_and_three_after_an_hour_boundary_are_not_all_allowed() {
+    let hour = 3_600_000;
+    let mut log = MemoryLog::default();
+    let r = request(hour, 3, 1);
+    let before = 2 * hour - 60_000; // 1:59
+    let after = 2 * hour + 60_000; // 2:01
+    let times = [before, before + 1, before + 2, after, after + 1, after + 2];
+    let accepted = times.iter().filter(|&&t| log.call(t, &r, Mode::Record).allowed).count();
+    assert_eq!(accepted, 3);
+}
+
+#[test]
+fn a_rejected_call_records_nothing() {
+    let mut log = MemoryLog::with_scores(&[100, 101]);
+    let before = log.entries.clone();
+    let v = log.call(150, &request(1000, 2, 1), Mode::Record);
+    assert!(!v.allowed);
+    assert_eq!(log.entries, before);
+}
+
+#[test]
+fn cost_takes_several_units_at_once() {
+    let mut log = MemoryLog::default();
+    let v = log.call(0, &request(1000, 10, 4), Mode::Record);
+    assert_eq!(v.to_array(), [1, 10, 6, 0, 1000]);
+    assert_eq!(log.entries.len(), 4);
+}
+
+#[test]
+fn retry_after_waits_for_as_many_entries_as_the_cost_needs() {
+    let mut log = MemoryLog::with_scores(&[100, 200, 300]);
+    // limit 3, all counted; a cost of 2 needs the two oldest gone: 200 + 1000.
+    let v = log.call(400, &request(1000, 3, 2), Mode::Record);
+    assert_eq!((v.allowed, v.retry_after_ms), (false, 800));
+}
+
+#[test]
+fn cost_above_limit_can_never_succeed() {
+    let mut log = MemoryLog::default();
+    let v = log.call(0, &request(1000, 2, 3), Mode::Record);
+    assert_eq!(v.to_array(), [0, 2, 2, NEVER, 0]);
+}
+
+#[test]
+fn limit_zero_rejects_everything() {
+    let mut log = MemoryLog::default();
+    let v = log.call(0, &request(1000, 0, 1), Mode::Record);
+    assert_eq!(v.to_array(), [0, 0, 0, NEVER, 0]);
+    assert!(log.entries.is_empty());
+}
+
+#[test]
+fn a_limit_lowered_below_the_count_leaves_zero_remaining() {
+    let mut log = MemoryLog::with_scores(&[1, 2, 3, 4, 5]);
+    let v = log.call(10, &request(1000, 2, 1), Mode::Record);
+    assert_eq!(v.remaining, 0);
+    // Five counted under a limit of 2: the four oldest must leave first.
+    assert_eq!(v.retry_after_ms, 4 + 1000 - 10);
+}
+
+#[test]
+fn stale_entries_are_trimmed_on_every_write_call_even_a_rejection() {
+    let mut log = MemoryLog::with_scores(&[0, 1, 2000, 2001]);
+    let v = log.call(2500, &request(1000, 2, 1), Mode::Record);
+    assert!(!v.allowed);
+    assert_eq!(log.entries.iter().map(|e| e.score).collect::<Vec<_>>(), vec![2000, 2001]);
+}
+
+#[test]
+fn a_peek_reports_what_is_available_without_consuming_it() {
+    let mut log = MemoryLog::with_scores(&[100]);
+    let v = log.call(200, &request(1000, 3, 1), Mode::Peek);
+    assert_eq!(v.to_array(), [1, 3, 2, 0, 900]);
+    assert_eq!(log.entries.len(), 1);
+}
+
+#[test]
+fn a_peek_on_nothing_reports_a_full_allowance() {
+    let mut log = MemoryLog::default();
+    assert_eq!(log.call(5, &request(1000, 3, 1), Mode::Peek).to_array(), [1, 3, 3, 0, 0]);
+}
+
+#[test]
+fn a_log_whose_expiry_has_come_is_an_empty_window() {
+    let mut log = MemoryLog::with_scores(&[900, 950]);
+    log.expires_at = Some(1000);
+    let peek = log.call(1000, &request(10_000, 2, 1), Mode::Peek);
+    assert_eq!(peek.to_array(), [1, 2, 2, 0, 0]);
+    let plan = decide(1000, &request(10_000, 2, 1), Mode::Record, &log.summary(), [900, 950]);
+    assert!(plan.discard_expired);
+    assert_eq!(plan.verdict.to_array(), [1, 2, 1, 0, 10_000]);
+}
+
+#[test]
+fn the_key_expires_one_window_after_its_newest_entry() {
+    let mut log = MemoryLog::default();
+    log.call(100, &request(1000, 5, 1), Mode::Record);
+    assert_eq!(log.expires_at, Some(1100));
+    log.call(300, &request(1000, 5, 1), Mode::Record);
+    assert_eq!(log.expires_at, Some(1300));
+}
+
+#[test]
+fn a_log_without_expiry_gets_one_even_when_the_call_is_rejected() {
+    let mut log = MemoryLog::with_scores(&[100, 200]);
+    log.call(300, &request(1000, 2, 1), Mode::Record);
+    assert_eq!(log.expires_at, Some(1200));
+}
+
+#[test]
+fn an_unchanged_expiry_is_not_written_again() {
+    let mut log = MemoryLog::with_scores(&[100, 200]);
+    log.expires_at = Some(1200);
+    let plan = decide(300, &request(1000, 2, 1), Mode::Record, &log.summary(), [100, 200]);
+    assert!(plan.is_noop(), "{plan:?}");
+}
+
+#[test]
+fn trimming_the_last_entry_empties_the_log_without_an_expiry() {
+    let mut log = MemoryLog::with_scores(&[0]);
+    let plan = decide(5000, &request(1000, 0, 1), Mode::Record, &log.summary(), [0]);
+    assert_eq!(plan.trim_through, Some(4000));
+    assert_eq!(plan.expire_at, None);
+    log.apply(&plan);
+    assert!(log.entries.is_empty());
+}
+
+#[test]
+fn members_continue_after_the_newest_member_within_a_millisecond() {
+    let mut log = MemoryLog::default();
+    log.call(7, &request(1000, 10, 2), Mode::Record);
+    log.call(7, &request(1000, 10, 1), Mode::Record);
+    let members: Vec<_> = log.entries.iter().map(|e| e.member).collect();
+    assert_eq!(members, vec![Some(7000), Some(7001), Some(7002)]);
+}
+
+#[test]
+fn members_never_go_back_when_the_clock_does() {
+    let mut log = MemoryLog::default();
+    log.call(500, &request(1000, 10, 1), Mode::Record);
+    log.call(400, &request(1000, 10, 1), Mode::Record);
+    let members: Vec<_> = log.entries.iter().filter_map(|e| e.member).collect();
+    assert_eq!(members.len(), 2);
+    assert!(members.contains(&500_000) && members.contains(&500_001));
+}
+
+#[test]
+fn fractional_or_foreign_members_do_not_stop_appending() {
+    let stored = LogSummary { len: 1, newest: Some(Entry { score: 5, member: None }), expires_at: None };
+    let plan = decide(10, &request(1000, 5, 1), Mode::Record, &stored, [5]);
+    assert_eq!(plan.append.map(|a| a.first_member), Some(10_000));
+    let huge = LogSummary { newest: Some(Entry { score: 5, member: Some(i64::MAX) }), ..stored };
+    let plan = decide(10, &request(1000, 5, 1), Mode::Record, &huge, [5]);
+    assert_eq!(plan.append.map(|a| a.first_member), Some(10_000));
+}
+
+#[test]
+fn extreme_scores_saturate_instead_of_overflowing() {
+    let stored = LogSummary { len: 2, newest: Some(Entry { score: i64::MAX, member: None }), expires_at: None };
+    let plan = decide(10, &request(1000, 5, 1), Mode::Record, &stored, [i64::MIN, i64::MAX]);
+    assert!(plan.verdict.allowed);
+    assert_eq!(plan.expire_at, Some(i64::MAX));
+}
+
+/// Accepted units (time, cost) as a brute-force reference keeps them.
+fn units_in_window(accepted: &[(i64, i64)], now: i64, window: i64) -> i64 {
+    accepted.iter().filter(|(t, _)| now - t < window && *t <= now).map(|(_, c)| c).sum()
+}
+
+proptest! {
+    /// The core against the definition: a request is accepted exactly when accepting it keeps
+    /// every window of `window_ms` at or under the limit; retry_after and reset_after are the
+    /// least waits that make them true.
+    #[test]
+    fn matches_the_reference_model(
+        window in 1i64..200,
+        limit in 0i64..8,
+        arrivals in proptest::collection::vec((0i64..60, 1i64..4), 1..60),
+    ) {
+        let mut log = MemoryLog::default();
+        let mut accepted: Vec<(i64, i64)> = Vec::new();
+        let mut now = 1_000;
+        for (gap, cost) in arrivals {
+            now += gap;
+            let r = request(window, limit, cost);
+            let in_window = units_in_window(&accepted, now, window);
+            let fits = in_window + cost <= limit;
+            let before = log.clone();
+            let v = log.call(now, &r, Mode::Record);
+            prop_assert_eq!(v.allowed, fits);
+            if v.allowed {
+                accepted.push((now, cost));
+                prop_assert_eq!(v.remaining, limit - in_window - cost);
+            } else {
+                prop_assert_eq!(v.remaining, (limit - in_window).max(0));
+                if cost > limit {
+                    prop_assert_eq!(v.retry_after_ms, NEVER);
+                } else {
+                    prop_assert!(v.retry_after_ms >= 1);
+                    let mut later = before.clone();
+                    prop_assert!(later.call(now + v.retry_after_ms, &r, Mode::Peek).allowed);
+                    prop_assert!(!before.clone().call(now + v.retry_after_ms - 1, &r, Mode::Peek).allowed);
+                }
+            }
+            let counted_after = units_in_window(&accepted, now, window);
+            prop_assert_eq!(log.counted(now, window), counted_after);
+            if counted_after == 0 {
+                prop_assert_eq!(v.reset_after_ms, 0);
+            } else {
+                prop_assert_eq!(log.counted(now + v.reset_after_ms, window), 0);
+                prop_assert!(log.counted(now + v.reset_after_ms - 1, window) > 0);
+                prop_assert_eq!(log.expires_at, Some(now + v.reset_after_ms));
+            }
+            // No window ever holds more than the limit.
+            for &(t, _) in &accepted {
+                prop_assert!(units_in_window(&accepted, t, window) <= limit);
+            }
+        }
+    }
+
+    /// A peek answers what a recording call would, without changing the log.
+    #[test]
+    fn a_peek_predicts_the_recording_call(
+        scores in proptest::collection::vec(0i64..500, 0..20),
+        now in 400i64..900,
+        window in 1i64..400,
+        limit in 0i64..10,
+        cost in 1i64..4,
+    ) {
+        let mut sorted = scores.clone();
+        sorted.sort_unstable();
+        let log = MemoryLog::with_scores(&sorted);
+        let r = request(window, limit, cost);
+        let peek = log.clone().call(now, &r, Mode::Peek);
+        let record = log.clone().call(now, &r, Mode::Record);
+        prop_assert_eq!(peek.allowed, record.allowed);
+        prop_assert_eq!(peek.retry_after_ms, record.retry_after_ms);
+        if !record.allowed {
+            prop_assert_eq!(peek, record);
+        }
+    }
+
+    #[test]
+    fn fuzz_decide_never_panics(
+        now in any::<i64>(),
+        window in 1i64..=crate::args::MAX_WINDOW_MS,
+        limit in 0i64..=i64::MAX,
+        cost in 1i64..=i64::MAX,
+        mut scores in proptest::collection::vec(any::<i64>(), 0..16),
+        member in any::<Option<i64>>(),
+        expires_at in any::<Option<i64>>(),
+        mode in prop_oneof![Just(Mode::Record), Just(Mode::Peek)],
+    ) {
+        scores.sort_unstable();
+        let stored = LogSummary {
+            len: scores.len() as u64,
+            newest: scores.last().map(|&score| Entry { score, member }),
+            expires_at,
+        };
+        let v = decide(now, &request(window, limit, cost), mode, &stored, scores).verdict;
+        prop_assert!((0..=limit).contains(&v.remaining));
+        prop_assert!(v.retry_after_ms >= NEVER && v.reset_after_ms >= 0);
+    }
+}
