@@ -1,4 +1,5 @@
 pub mod args;
+pub mod fixed;
 pub mod request;
 pub mod slide;
 pub mod verdict;

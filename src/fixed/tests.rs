@@ -1,0 +1,208 @@
+//! The fixed counter against an in-memory key, and against a brute-force model.
+
+use super::*;
+use proptest::prelude::*;
+
+/// A string key stand-in: the counter with its expiry, gone once expired.
+#[derive(Debug, Default, Clone, Copy)]
+struct MemoryCounter(Option<Counter>);
+
+impl MemoryCounter {
+    fn call(&mut self, now: i64, request: &Request, mode: Mode) -> Verdict {
+        let plan = decide(now, request, mode, self.0);
+        if mode == Mode::Peek {
+            assert_eq!(plan.write, None, "a peek must not write");
+        }
+        match plan.write {
+            None => {}
+            Some(FixedWrite::Create { count, expire_at }) => {
+                self.0 = Some(Counter { count, expires_at: Some(expire_at) })
+            }
+            Some(FixedWrite::Increment { by, expire_at }) => {
+                let c = self.0.as_mut().expect("increment needs a counter");
+                c.count += by;
+                c.expires_at = c.expires_at.or(expire_at);
+            }
+            Some(FixedWrite::Heal { expire_at }) => {
+                self.0.as_mut().expect("heal needs a counter").expires_at = Some(expire_at)
+            }
+        }
+        plan.verdict
+    }
+}
+
+fn request(window_ms: i64, limit: i64, cost: i64) -> Request {
+    Request { window_ms, limit, cost, align: false }
+}
+
+fn aligned(window_ms: i64, limit: i64) -> Request {
+    Request { align: true, ..request(window_ms, limit, 1) }
+}
+
+#[test]
+fn the_first_request_opens_a_window_of_window_ms() {
+    let mut key = MemoryCounter::default();
+    let v = key.call(1000, &request(500, 3, 1), Mode::Record);
+    assert_eq!(v.to_array(), [1, 3, 2, 0, 500]);
+    assert_eq!(key.0, Some(Counter { count: 1, expires_at: Some(1500) }));
+}
+
+#[test]
+fn later_requests_share_the_window_and_are_rejected_past_the_limit() {
+    let mut key = MemoryCounter::default();
+    let r = request(500, 2, 1);
+    key.call(1000, &r, Mode::Record);
+    assert_eq!(key.call(1100, &r, Mode::Record).to_array(), [1, 2, 0, 0, 400]);
+    assert_eq!(key.call(1200, &r, Mode::Record).to_array(), [0, 2, 0, 300, 300]);
+    assert_eq!(key.0.map(|c| c.count), Some(2));
+}
+
+#[test]
+fn three_before_and_three_after_an_aligned_hour_are_all_allowed() {
+    let hour = 3_600_000;
+    let mut key = MemoryCounter::default();
+    let r = aligned(hour, 3);
+    let times = [2 * hour - 60_000, 2 * hour - 59_999, 2 * hour - 59_998, 2 * hour + 60_000, 2 * hour + 60_001, 2 * hour + 60_002];
+    let accepted = times.iter().filter(|&&t| key.call(t, &r, Mode::Record).allowed).count();
+    assert_eq!(accepted, 6);
+}
+
+#[test]
+fn align_ends_the_window_at_the_next_multiple_of_the_window() {
+    let mut key = MemoryCounter::default();
+    let v = key.call(12_345, &aligned(1000, 5), Mode::Record);
+    assert_eq!(v.reset_after_ms, 655);
+    assert_eq!(key.0.and_then(|c| c.expires_at), Some(13_000));
+}
+
+#[test]
+fn an_expiry_at_now_is_a_fresh_window() {
+    let mut key = MemoryCounter(Some(Counter { count: 9, expires_at: Some(2000) }));
+    let v = key.call(2000, &request(100, 9, 1), Mode::Record);
+    assert_eq!(v.to_array(), [1, 9, 8, 0, 100]);
+    assert_eq!(key.0, Some(Counter { count: 1, expires_at: Some(2100) }));
+}
+
+#[test]
+fn a_counter_without_expiry_is_healed_when_it_counts() {
+    let mut key = MemoryCounter(Some(Counter { count: 1, expires_at: None }));
+    let v = key.call(50, &request(100, 5, 1), Mode::Record);
+    assert_eq!(v.to_array(), [1, 5, 3, 0, 100]);
+    assert_eq!(key.0, Some(Counter { count: 2, expires_at: Some(150) }));
+}
+
+#[test]
+fn a_counter_without_expiry_is_healed_when_it_rejects() {
+    let mut key = MemoryCounter(Some(Counter { count: 7, expires_at: None }));
+    let v = key.call(50, &request(100, 5, 1), Mode::Record);
+    assert_eq!(v.to_array(), [0, 5, 0, 100, 100]);
+    assert_eq!(key.0, Some(Counter { count: 7, expires_at: Some(150) }));
+}
+
+#[test]
+fn an_aligned_call_heals_to_the_aligned_end() {
+    let mut key = MemoryCounter(Some(Counter { count: 1, expires_at: None }));
+    key.call(1234, &aligned(1000, 5), Mode::Record);
+    assert_eq!(key.0.and_then(|c| c.expires_at), Some(2000));
+}
+
+#[test]
+fn cost_above_limit_can_never_succeed() {
+    let mut key = MemoryCounter::default();
+    assert_eq!(key.call(0, &request(100, 2, 3), Mode::Record).to_array(), [0, 2, 2, NEVER, 0]);
+    assert_eq!(key.0, None);
+}
+
+#[test]
+fn limit_zero_rejects_everything() {
+    let mut key = MemoryCounter::default();
+    assert_eq!(key.call(0, &request(100, 0, 1), Mode::Record).to_array(), [0, 0, 0, NEVER, 0]);
+}
+
+#[test]
+fn a_limit_lowered_below_the_count_leaves_zero_remaining() {
+    let mut key = MemoryCounter(Some(Counter { count: 10, expires_at: Some(500) }));
+    assert_eq!(key.call(0, &request(1000, 4, 1), Mode::Record).to_array(), [0, 4, 0, 500, 500]);
+}
+
+#[test]
+fn a_peek_reports_what_is_available_without_consuming_it() {
+    let mut key = MemoryCounter(Some(Counter { count: 1, expires_at: Some(300) }));
+    assert_eq!(key.call(100, &request(1000, 3, 2), Mode::Peek).to_array(), [1, 3, 2, 0, 200]);
+    assert_eq!(key.0, Some(Counter { count: 1, expires_at: Some(300) }));
+}
+
+#[test]
+fn a_peek_does_not_heal() {
+    let mut key = MemoryCounter(Some(Counter { count: 1, expires_at: None }));
+    key.call(100, &request(1000, 3, 1), Mode::Peek);
+    assert_eq!(key.0, Some(Counter { count: 1, expires_at: None }));
+}
+
+#[test]
+fn a_huge_stored_count_saturates_instead_of_overflowing() {
+    let mut key = MemoryCounter(Some(Counter { count: i64::MAX, expires_at: Some(10) }));
+    let v = key.call(0, &request(10, 5, 5), Mode::Record);
+    assert_eq!(v.to_array(), [0, 5, 0, 10, 10]);
+}
+
+proptest! {
+    /// Against the definition: within one window, accepted units never pass the limit, a
+    /// request is refused only when it would, and retrying after retry_after succeeds.
+    #[test]
+    fn matches_the_reference_model(
+        window in 1i64..200,
+        limit in 0i64..8,
+        align in any::<bool>(),
+        arrivals in proptest::collection::vec((0i64..60, 1i64..4), 1..60),
+    ) {
+        let r = |cost| Request { window_ms: window, limit, cost, align };
+        let mut key = MemoryCounter::default();
+        let mut window_end = i64::MIN;
+        let mut used = 0;
+        let mut now = 1_000;
+        for (gap, cost) in arrivals {
+            now += gap;
+            if now >= window_end {
+                used = 0;
+            }
+            let fits = used + cost <= limit;
+            let before = key;
+            let v = key.call(now, &r(cost), Mode::Record);
+            prop_assert_eq!(v.allowed, fits);
+            if fits {
+                // A window opens with the first accepted request.
+                if used == 0 {
+                    window_end = if align { (now / window + 1) * window } else { now + window };
+                }
+                used += cost;
+            } else if cost <= limit {
+                prop_assert_eq!(v.retry_after_ms, window_end - now);
+                prop_assert!(before.clone().call(now + v.retry_after_ms, &r(cost), Mode::Peek).allowed);
+            } else {
+                prop_assert_eq!(v.retry_after_ms, NEVER);
+            }
+            prop_assert_eq!(v.remaining, limit - used.min(limit));
+            prop_assert_eq!(v.reset_after_ms, if used > 0 { window_end - now } else { 0 });
+            prop_assert!(used <= limit);
+        }
+    }
+
+    #[test]
+    fn fuzz_decide_never_panics(
+        now in any::<i64>(),
+        window in 1i64..=crate::args::MAX_WINDOW_MS,
+        limit in 0i64..=i64::MAX,
+        cost in 1i64..=i64::MAX,
+        align in any::<bool>(),
+        count in 0i64..=i64::MAX,
+        expires_at in any::<Option<i64>>(),
+        exists in any::<bool>(),
+        mode in prop_oneof![Just(Mode::Record), Just(Mode::Peek)],
+    ) {
+        let stored = exists.then_some(Counter { count, expires_at });
+        let v = decide(now, &Request { window_ms: window, limit, cost, align }, mode, stored).verdict;
+        prop_assert!((0..=limit).contains(&v.remaining));
+        prop_assert!(v.retry_after_ms >= NEVER && v.reset_after_ms >= 0);
+    }
+}
