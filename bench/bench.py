@@ -1,0 +1,694 @@
+#!/usr/bin/env python3
+"""winlimit benchmark suite.
+
+Starts a private redis-server (free loopback port, no persistence) with the
+winlimit module loaded, drives it with redis-benchmark and compares the
+native commands with INCR/ZADD (the ceiling) and with the Lua scripts users
+run today (bench/lua/*.lua, called with EVALSHA).
+
+Run from the repository root:   .venv/bin/python bench/bench.py
+Smoke test (seconds):            .venv/bin/python bench/bench.py --quick
+
+Writes bench/results/latest.{md,json,png} (with --quick: bench/.tmp/results/).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import datetime as dt
+import io
+import json
+import os
+import platform
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import redis
+
+BENCH_DIR = Path(__file__).resolve().parent
+REPO = BENCH_DIR.parent
+LUA_DIR = BENCH_DIR / "lua"
+DEFAULT_MODULE = REPO / "target" / "release" / "libwinlimit.so"
+
+CLIENTS = 50
+PIPELINE = 16
+KEYSPACE = 10_000
+MEMORY_LIMITS = (10, 100, 1000, 10_000)
+
+# Targets (see the issue): thresholds used for the PASS/FAIL lines.
+T_FIXED_VS_INCR = 0.85
+T_SLIDE_VS_LUA = 4.0
+T_HOT_VS_LUA = 4.0
+T_SIZE_FLAT = 0.80  # ops/s at 10,000 entries >= 0.80 x ops/s at 10 entries
+
+
+# --------------------------------------------------------------------------
+# contenders
+
+
+@dataclass
+class Contender:
+    name: str
+    group: str  # "random", "hot", "size"
+    kind: str  # "core", "native", "lua"
+    describe: str
+    # argv for redis-benchmark, given the script SHAs
+    argv: Callable[[dict], list[str]]
+    command_stat: str  # name in INFO commandstats
+    lua_peer: str | None = None  # name of the Lua counterpart (for native)
+    setup: Callable[[redis.Redis], None] | None = None
+    accepted: Callable[[redis.Redis], int] | None = None  # units recorded after the run
+    needs_module: bool = False
+    rounds: list[dict] = field(default_factory=list)
+
+
+def _scan_sum(r: redis.Redis, pattern: str, how: str) -> int:
+    total = 0
+    keys = list(r.scan_iter(match=pattern, count=1000))
+    for i in range(0, len(keys), 1000):
+        pipe = r.pipeline(transaction=False)
+        for k in keys[i:i + 1000]:
+            if how == "zcard":
+                pipe.zcard(k)
+            else:
+                pipe.get(k)
+        total += sum(int(v or 0) for v in pipe.execute())
+    return total
+
+
+def _prefill_spread(key: str, n: int, window_ms: int) -> Callable[[redis.Redis], None]:
+    """A sorted set holding n entries spread evenly over the last window:
+    one entry leaves the window every window_ms/n ms, so a hammered key
+    accepts about one call per window_ms/n ms and rejects the rest."""
+
+    def setup(r: redis.Redis) -> None:
+        sec, usec = r.time()
+        now = sec * 1000 + usec // 1000
+        step = window_ms / n
+        pipe = r.pipeline(transaction=False)
+        batch = {}
+        for i in range(n):
+            score = now - window_ms + int((i + 1) * step)
+            batch[str(score * 1000 + i % 1000)] = score
+            if len(batch) == 1000:
+                pipe.zadd(key, batch)
+                batch = {}
+        if batch:
+            pipe.zadd(key, batch)
+        pipe.pexpire(key, window_ms)
+        pipe.execute()
+        assert r.zcard(key) == n, f"prefill of {key} gave {r.zcard(key)} entries, want {n}"
+
+    return setup
+
+
+SIZE_STEP_MS = 10  # window = N * 10 ms: the same accept rate (~100/s) for every N
+
+
+def make_contenders(with_module: bool) -> list[Contender]:
+    R = "__rand_int__"
+    cs = [
+        Contender("INCR", "random", "core", "INCR on a random key (ceiling)",
+                  lambda s: ["INCR", f"incr:{R}"], "incr"),
+        Contender("ZADD", "random", "core", "ZADD of a random member to a random key (ceiling)",
+                  lambda s: ["ZADD", f"zadd:{R}", R, R], "zadd"),
+        Contender("FIXED", "random", "native", "WINLIMIT.FIXED key 60000 100, random key",
+                  lambda s: ["WINLIMIT.FIXED", f"fx:{R}", "60000", "100"], "winlimit.fixed",
+                  lua_peer="LUA_FIXED", accepted=lambda r: _scan_sum(r, "fx:*", "get"),
+                  needs_module=True),
+        Contender("SLIDE", "random", "native", "WINLIMIT.SLIDE key 60000 100, random key",
+                  lambda s: ["WINLIMIT.SLIDE", f"sl:{R}", "60000", "100"], "winlimit.slide",
+                  lua_peer="LUA_SLIDE", accepted=lambda r: _scan_sum(r, "sl:*", "zcard"),
+                  needs_module=True),
+        Contender("LUA_FIXED", "random", "lua", "fixed_window.lua (GET, INCR, PEXPIRE), random key",
+                  lambda s: ["EVALSHA", s["fixed"], "1", f"lfx:{R}", "60000", "100"], "evalsha",
+                  accepted=lambda r: _scan_sum(r, "lfx:*", "get")),
+        Contender("LUA_SLIDE", "random", "lua",
+                  "sliding_log.lua (TIME, ZREMRANGEBYSCORE, ZCARD, ZADD, PEXPIRE), random key",
+                  lambda s: ["EVALSHA", s["slide"], "1", f"lsl:{R}", "60000", "100"], "evalsha",
+                  accepted=lambda r: _scan_sum(r, "lsl:*", "zcard")),
+        Contender("SLIDE_HOT", "hot", "native", "WINLIMIT.SLIDE on one key, 60000 ms, limit 1000",
+                  lambda s: ["WINLIMIT.SLIDE", "hot:slide", "60000", "1000"], "winlimit.slide",
+                  lua_peer="LUA_SLIDE_HOT", accepted=lambda r: r.zcard("hot:slide"),
+                  needs_module=True),
+        Contender("LUA_SLIDE_HOT", "hot", "lua", "sliding_log.lua on one key, 60000 ms, limit 1000",
+                  lambda s: ["EVALSHA", s["slide"], "1", "hot:lua", "60000", "1000"], "evalsha",
+                  accepted=lambda r: r.zcard("hot:lua")),
+    ]
+    for n in (10, 10_000):
+        w = n * SIZE_STEP_MS
+        cs.append(Contender(
+            f"SLIDE_FULL_{n}", "size", "native",
+            f"WINLIMIT.SLIDE on one key holding a full window of {n} entries ({w} ms, limit {n})",
+            (lambda s, n=n, w=w: ["WINLIMIT.SLIDE", f"full:slide:{n}", str(w), str(n)]),
+            "winlimit.slide", lua_peer=f"LUA_SLIDE_FULL_{n}",
+            setup=_prefill_spread(f"full:slide:{n}", n, w), needs_module=True))
+        cs.append(Contender(
+            f"LUA_SLIDE_FULL_{n}", "size", "lua",
+            f"sliding_log.lua on one key holding a full window of {n} entries ({w} ms, limit {n})",
+            (lambda s, n=n, w=w: ["EVALSHA", s["slide"], "1", f"full:lua:{n}", str(w), str(n)]),
+            "evalsha", setup=_prefill_spread(f"full:lua:{n}", n, w)))
+    if not with_module:
+        cs = [c for c in cs if not c.needs_module]
+    return cs
+
+
+# --------------------------------------------------------------------------
+# server
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    def __init__(self, redis_server: str, module: Path | None, workdir: Path):
+        self.redis_server = redis_server
+        self.module = module
+        self.workdir = workdir
+        self.proc: subprocess.Popen | None = None
+        self.port = 0
+
+    def start(self) -> redis.Redis:
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self.port = free_port()
+        log = self.workdir / f"redis-{self.port}.log"
+        cmd = [self.redis_server, "--port", str(self.port), "--bind", "127.0.0.1",
+               "--save", "", "--appendonly", "no", "--daemonize", "no",
+               "--dir", str(self.workdir), "--logfile", str(log)]
+        if self.module:
+            cmd += ["--loadmodule", str(self.module)]
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        r = redis.Redis(host="127.0.0.1", port=self.port, decode_responses=True)
+        deadline = time.monotonic() + 10
+        while True:
+            if self.proc.poll() is not None:
+                tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
+                raise RuntimeError(f"redis-server exited with {self.proc.returncode}:\n{tail}")
+            try:
+                if r.ping():
+                    return r
+            except redis.exceptions.ConnectionError:
+                pass
+            except redis.exceptions.BusyLoadingError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError("redis-server did not answer PING within 10 s")
+            time.sleep(0.05)
+
+    def stop(self) -> None:
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        try:
+            redis.Redis(host="127.0.0.1", port=self.port, socket_timeout=5).shutdown(nosave=True)
+        except Exception:
+            pass  # shutdown closes the connection; errors here are expected
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.terminate()  # our own child, by PID
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+# --------------------------------------------------------------------------
+# measurement
+
+
+def run_benchmark(rb: str, port: int, argv: list[str], requests: int, threads: int) -> dict:
+    cmd = [rb, "-h", "127.0.0.1", "-p", str(port), "-c", str(CLIENTS), "-P", str(PIPELINE),
+           "-r", str(KEYSPACE), "-n", str(requests), "--csv"]
+    if threads > 1:
+        cmd += ["--threads", str(threads)]
+    cmd += argv
+    t0 = time.monotonic()
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+    elapsed = time.monotonic() - t0
+    if p.returncode != 0:
+        raise RuntimeError(f"redis-benchmark failed ({p.returncode}): {p.stderr.strip()}")
+    rows = list(csv.DictReader(io.StringIO(p.stdout)))
+    if not rows:
+        raise RuntimeError(f"no CSV output from redis-benchmark: {p.stdout!r} {p.stderr!r}")
+    row = rows[-1]
+    return {
+        "ops": float(row["rps"]),
+        "avg_ms": float(row["avg_latency_ms"]),
+        "p50_ms": float(row["p50_latency_ms"]),
+        "p99_ms": float(row["p99_latency_ms"]),
+        "max_ms": float(row["max_latency_ms"]),
+        "wall_s": round(elapsed, 3),
+    }
+
+
+def server_stats(r: redis.Redis, command_stat: str) -> dict:
+    cs = r.info("commandstats").get(f"cmdstat_{command_stat}", {})
+    cpu = r.info("cpu")
+    stats = r.info("stats")
+    return {
+        "calls": int(cs.get("calls", 0)),
+        "usec": int(cs.get("usec", 0)),
+        "cpu_s": float(cpu["used_cpu_user"]) + float(cpu["used_cpu_sys"]),
+        "errors": int(stats.get("total_error_replies", 0)),
+    }
+
+
+def measure(c: Contender, r: redis.Redis, rb: str, port: int, shas: dict,
+            requests: int, threads: int) -> dict:
+    r.flushall(asynchronous=False)
+    if c.setup:
+        c.setup(r)
+    r.config_resetstat()
+    before = server_stats(r, c.command_stat)
+    res = run_benchmark(rb, port, c.argv(shas), requests, threads)
+    after = server_stats(r, c.command_stat)
+    calls = after["calls"] - before["calls"]
+    errors = after["errors"] - before["errors"]
+    if errors:
+        raise RuntimeError(f"{c.name}: the server answered {errors} calls with an error; "
+                           f"errorstats: {r.info('errorstats')}")
+    if calls < requests:
+        raise RuntimeError(f"{c.name}: server saw {calls} calls of {c.command_stat}, want {requests}")
+    res["srv_usec_per_call"] = (after["usec"] - before["usec"]) / calls
+    res["srv_cpu_usec_per_op"] = (after["cpu_s"] - before["cpu_s"]) * 1e6 / calls
+    # share of one core the server used while the benchmark ran: near 100% means
+    # the server is the bottleneck, well below means redis-benchmark is
+    res["srv_cpu_busy"] = (after["cpu_s"] - before["cpu_s"]) / res["wall_s"]
+    if c.accepted:
+        res["accepted_frac"] = c.accepted(r) / requests
+    return res
+
+
+# --------------------------------------------------------------------------
+# memory
+
+
+def fill_full(r: redis.Redis, call: Callable, limit: int) -> list:
+    """Call limit+1 times in pipelined batches; return all replies."""
+    out = []
+    todo = limit + 1
+    while todo:
+        n = min(todo, 1000)
+        pipe = r.pipeline(transaction=False)
+        for _ in range(n):
+            call(pipe)
+        out += pipe.execute()
+        todo -= n
+    return out
+
+
+def measure_memory(r: redis.Redis, shas: dict, with_module: bool) -> list[dict]:
+    rows = []
+    variants = [
+        ("SLIDE", "slide", lambda p, k, L: p.execute_command("WINLIMIT.SLIDE", k, 60000, L), True),
+        ("LUA_SLIDE", "slide", lambda p, k, L: p.evalsha(shas["slide"], 1, k, 60000, L), False),
+        ("FIXED", "fixed", lambda p, k, L: p.execute_command("WINLIMIT.FIXED", k, 60000, L), True),
+        ("LUA_FIXED", "fixed", lambda p, k, L: p.evalsha(shas["fixed"], 1, k, 60000, L), False),
+    ]
+    for limit in MEMORY_LIMITS:
+        for name, family, call, native in variants:
+            if native and not with_module:
+                continue
+            r.flushall(asynchronous=False)
+            key = f"mem:{name.lower()}:{limit}"
+            replies = fill_full(r, lambda p: call(p, key, limit), limit)
+            allowed = sum(int(x[0]) for x in replies)
+            if allowed != limit or int(replies[-1][0]) != 0:
+                raise RuntimeError(f"memory fill {name} limit {limit}: {allowed} allowed, "
+                                   f"last reply {replies[-1]}")
+            if family == "slide":
+                held = r.zcard(key)
+            else:
+                held = int(r.get(key))
+            if held != limit:
+                raise RuntimeError(f"memory fill {name} limit {limit}: key holds {held}")
+            usage = int(r.memory_usage(key, samples=0))
+            rows.append({"contender": name, "family": family, "limit": limit, "bytes": usage,
+                         "bytes_per_entry": usage / limit,
+                         "encoding": r.object("encoding", key), "pttl": r.pttl(key)})
+    r.flushall(asynchronous=False)
+    return rows
+
+
+# --------------------------------------------------------------------------
+# sanity checks before measuring
+
+
+def sanity(r: redis.Redis, shas: dict, with_module: bool) -> None:
+    r.flushall(asynchronous=False)
+    for sha, key in ((shas["slide"], "chk:lsl"), (shas["fixed"], "chk:lfx")):
+        got = [r.evalsha(sha, 1, key, 60000, 3)[0] for _ in range(4)]
+        assert got == [1, 1, 1, 0], f"Lua script {sha} on limit 3 gave {got}"
+        assert 0 < r.pttl(key) <= 60000, f"Lua key {key} has pttl {r.pttl(key)}"
+    assert r.zcard("chk:lsl") == 3 and r.get("chk:lfx") == "3"
+    if with_module:
+        for cmd in ("WINLIMIT.SLIDE", "WINLIMIT.FIXED"):
+            got = [r.execute_command(cmd, f"chk:{cmd}", 60000, 3) for _ in range(4)]
+            assert [int(x[0]) for x in got] == [1, 1, 1, 0] and all(len(x) == 5 for x in got), \
+                f"{cmd} on limit 3 gave {got}"
+    r.flushall(asynchronous=False)
+
+
+# --------------------------------------------------------------------------
+# reporting
+
+
+def sh(cmd: list[str]) -> str:
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=10).stdout.strip()
+    except Exception as e:  # noqa: BLE001
+        return f"? ({e})"
+
+
+def machine_info(redis_server: str, rb: str) -> dict:
+    cpu = "?"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem = "?"
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal"):
+                mem = f"{int(line.split()[1]) // 1024} MiB"
+    except OSError:
+        pass
+    commit = sh(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"])
+    if sh(["git", "-C", str(REPO), "status", "--porcelain", "--", "src", "Cargo.toml"]):
+        commit += " (src modified)"
+    return {
+        "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "nproc": sh(["nproc"]),
+        "cpu": cpu,
+        "memory": mem,
+        "kernel": platform.release(),
+        "redis_server": sh([redis_server, "--version"]),
+        "redis_benchmark": sh([rb, "--version"]),
+        "git_commit": commit,
+        "loadavg_at_start": " ".join(f"{x:.2f}" for x in os.getloadavg()),
+    }
+
+
+def summarise(cs: list[Contender]) -> dict[str, dict]:
+    out = {}
+    for c in cs:
+        if not c.rounds:
+            continue
+        m = {k: statistics.median(x[k] for x in c.rounds)
+             for k in ("ops", "p50_ms", "p99_ms", "srv_usec_per_call", "srv_cpu_usec_per_op",
+                           "srv_cpu_busy")}
+        m["ops_min"] = min(x["ops"] for x in c.rounds)
+        m["ops_max"] = max(x["ops"] for x in c.rounds)
+        if c.accepted:
+            m["accepted_frac"] = statistics.median(x["accepted_frac"] for x in c.rounds)
+        out[c.name] = m
+    incr = out.get("INCR", {}).get("ops")
+    for c in cs:
+        if c.name not in out:
+            continue
+        m = out[c.name]
+        m["x_incr"] = m["ops"] / incr if incr else None
+        peer = out.get(c.lua_peer) if c.lua_peer else None
+        m["x_lua"] = m["ops"] / peer["ops"] if peer else None
+    return out
+
+
+def evaluate_targets(summary: dict, memory: list[dict]) -> list[dict]:
+    t = []
+
+    def ratio_target(label, a, b, threshold):
+        if a in summary and b in summary:
+            v = summary[a]["ops"] / summary[b]["ops"]
+            t.append({"target": label, "value": f"{v:.2f}x", "pass": v >= threshold})
+        else:
+            t.append({"target": label, "value": "not measured", "pass": None})
+
+    ratio_target(f"FIXED >= {T_FIXED_VS_INCR} x INCR throughput (random keys)",
+                 "FIXED", "INCR", T_FIXED_VS_INCR)
+    ratio_target(f"SLIDE >= {T_SLIDE_VS_LUA:g} x Lua sliding log (random keys)",
+                 "SLIDE", "LUA_SLIDE", T_SLIDE_VS_LUA)
+    ratio_target(f"SLIDE >= {T_HOT_VS_LUA:g} x Lua sliding log (hot key)",
+                 "SLIDE_HOT", "LUA_SLIDE_HOT", T_HOT_VS_LUA)
+    mem = {(m["contender"], m["limit"]): m["bytes"] for m in memory}
+    for limit in MEMORY_LIMITS:
+        a, b = mem.get(("SLIDE", limit)), mem.get(("LUA_SLIDE", limit))
+        label = f"SLIDE memory <= Lua sliding log, limit {limit}"
+        if a is None or b is None:
+            t.append({"target": label, "value": "not measured", "pass": None})
+        else:
+            t.append({"target": label, "value": f"{a} B vs {b} B", "pass": a <= b})
+    ratio_target(f"SLIDE on a full window of 10,000 >= {T_SIZE_FLAT} x its speed on 10 entries",
+                 "SLIDE_FULL_10000", "SLIDE_FULL_10", T_SIZE_FLAT)
+    return t
+
+
+def fmt_ops(x: float) -> str:
+    return f"{x:,.0f}"
+
+
+def fmt_x(x) -> str:
+    return "" if x is None else f"{x:.2f}"
+
+
+def write_markdown(path: Path, info: dict, cfg: dict, cs: list[Contender], summary: dict,
+                   memory: list[dict], targets: list[dict]) -> None:
+    L = []
+    L.append("# winlimit benchmark results\n")
+    L.append(f"Generated by `bench/bench.py` on {info['date']}.\n")
+    L.append("## Machine\n")
+    L.append("| | |\n|---|---|")
+    for k, label in (("nproc", "nproc"), ("cpu", "CPU"), ("memory", "RAM"), ("kernel", "kernel"),
+                     ("redis_server", "redis-server"), ("redis_benchmark", "redis-benchmark"),
+                     ("git_commit", "git commit"), ("loadavg_at_start", "load average at start")):
+        L.append(f"| {label} | {info[k]} |")
+    L.append("")
+    L.append(f"redis-benchmark: {CLIENTS} clients, pipeline {PIPELINE}, `-r {KEYSPACE}`, "
+             f"{cfg['requests']:,} requests per run, {cfg['rounds']} alternating rounds "
+             f"(median reported), redis-benchmark threads: {cfg['threads']}. "
+             f"The keyspace is flushed before every run (prefilled where the scenario says so).\n")
+    L.append("## Throughput and latency (median of rounds)\n")
+    L.append("| contender | scenario | ops/s | p50 ms | p99 ms | server µs/call | server CPU | "
+             "accepted | x INCR | x Lua | ops/s min..max |")
+    L.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for c in cs:
+        m = summary.get(c.name)
+        if not m:
+            continue
+        acc = f"{m['accepted_frac'] * 100:.1f}%" if "accepted_frac" in m else ""
+        L.append(f"| {c.name} | {c.describe} | {fmt_ops(m['ops'])} | {m['p50_ms']:.3f} | "
+                 f"{m['p99_ms']:.3f} | {m['srv_usec_per_call']:.2f} | {m['srv_cpu_busy'] * 100:.0f}% | {acc} | {fmt_x(m['x_incr'])} | "
+                 f"{fmt_x(m['x_lua'])} | {fmt_ops(m['ops_min'])}..{fmt_ops(m['ops_max'])} |")
+    L.append("")
+    L.append("- *server µs/call*: `usec_per_call` from `INFO commandstats` (time spent executing the "
+             "command or script inside redis-server, excluding network I/O).")
+    L.append("- *server CPU*: redis-server's user+sys CPU time during the run / the run's wall time "
+             "(near 100%: the server is the bottleneck; well below: redis-benchmark is).")
+    L.append("- *accepted*: share of calls recorded (units held by the keys after the run / requests).")
+    L.append("- *x Lua*: ops/s of a native command divided by ops/s of its Lua counterpart in the "
+             "same scenario.")
+    L.append("- Latencies are as measured by redis-benchmark with pipelining (a request's latency "
+             "includes waiting for its pipeline batch).\n")
+    if memory:
+        L.append("## Memory: `MEMORY USAGE key SAMPLES 0` of one key holding a full window\n")
+        L.append("| limit | SLIDE | Lua sliding log | SLIDE / Lua | FIXED | Lua counter | FIXED / Lua |")
+        L.append("|---:|---:|---:|---:|---:|---:|---:|")
+        mem = {(m["contender"], m["limit"]): m for m in memory}
+
+        def cell(name, limit):
+            m = mem.get((name, limit))
+            return "" if m is None else f"{m['bytes']:,} B ({m['encoding']})"
+
+        def rat(a, b, limit):
+            x, y = mem.get((a, limit)), mem.get((b, limit))
+            return "" if not x or not y else f"{x['bytes'] / y['bytes']:.2f}"
+
+        for limit in MEMORY_LIMITS:
+            L.append(f"| {limit:,} | {cell('SLIDE', limit)} | {cell('LUA_SLIDE', limit)} | "
+                     f"{rat('SLIDE', 'LUA_SLIDE', limit)} | {cell('FIXED', limit)} | "
+                     f"{cell('LUA_FIXED', limit)} | {rat('FIXED', 'LUA_FIXED', limit)} |")
+        L.append("\nEach key was filled by calling the command (or script) limit+1 times "
+                 "(window 60000 ms); the last call was rejected.\n")
+    L.append("## Targets\n")
+    for t in targets:
+        verdict = {True: "PASS", False: "FAIL", None: "SKIP"}[t["pass"]]
+        L.append(f"- {verdict}: {t['target']}: {t['value']}")
+    L.append("")
+    L.append("![chart](latest.png)\n")
+    path.write_text("\n".join(L))
+
+
+def write_chart(path: Path, cs: list[Contender], summary: dict, memory: list[dict]) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    colors = {"core": "#888888", "native": "#2b7bba", "lua": "#e08a2c"}
+    names = [c.name for c in cs if c.name in summary]
+    kinds = [c.kind for c in cs if c.name in summary]
+    ops = [summary[n]["ops"] / 1000 for n in names]
+    lo = [summary[n]["ops"] / 1000 - summary[n]["ops_min"] / 1000 for n in names]
+    hi = [summary[n]["ops_max"] / 1000 - summary[n]["ops"] / 1000 for n in names]
+
+    fig, axes = plt.subplots(1, 2, figsize=(15, 6.5), gridspec_kw={"width_ratios": [3, 2]})
+    ax = axes[0]
+    y = list(range(len(names)))[::-1]
+    ax.barh(y, ops, xerr=[lo, hi], color=[colors[k] for k in kinds], capsize=2)
+    ax.set_yticks(y, names)
+    ax.set_xlabel("thousand ops/s (median; whiskers: min..max of rounds)")
+    ax.set_title(f"Throughput: redis-benchmark, {CLIENTS} clients, pipeline {PIPELINE}")
+    for yi, v in zip(y, ops):
+        ax.text(v, yi, f" {v:,.0f}k", va="center", fontsize=8)
+    ax.grid(axis="x", alpha=0.3)
+    from matplotlib.patches import Patch
+    ax.legend(handles=[Patch(color=colors[k], label=lbl) for k, lbl in
+                       (("core", "core command (ceiling)"), ("native", "winlimit"),
+                        ("lua", "Lua script (EVALSHA)"))], loc="lower right")
+
+    ax = axes[1]
+    if memory:
+        series = [("SLIDE", "#2b7bba"), ("LUA_SLIDE", "#e08a2c"),
+                  ("FIXED", "#7fb3de"), ("LUA_FIXED", "#f2c18d")]
+        present = [s for s in series if any(m["contender"] == s[0] for m in memory)]
+        width = 0.8 / max(1, len(present))
+        for i, (name, col) in enumerate(present):
+            xs, vs = [], []
+            for j, limit in enumerate(MEMORY_LIMITS):
+                for m in memory:
+                    if m["contender"] == name and m["limit"] == limit:
+                        xs.append(j + (i - (len(present) - 1) / 2) * width)
+                        vs.append(m["bytes"])
+            ax.bar(xs, vs, width, label=name, color=col)
+        ax.set_yscale("log")
+        ax.set_xticks(range(len(MEMORY_LIMITS)), [f"{x:,}" for x in MEMORY_LIMITS])
+        ax.set_xlabel("limit (key holding a full window)")
+        ax.set_ylabel("MEMORY USAGE, bytes (log)")
+        ax.set_title("Memory per key")
+        ax.legend()
+        ax.grid(axis="y", alpha=0.3)
+    else:
+        ax.set_axis_off()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+# --------------------------------------------------------------------------
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true",
+                    help="smoke test: 20,000 requests, 1 round, results in bench/.tmp/results")
+    ap.add_argument("--rounds", type=int, help="alternating rounds per contender (default 5)")
+    ap.add_argument("--requests", type=int, help="requests per run (default 1,000,000)")
+    ap.add_argument("--threads", type=int, default=1, help="redis-benchmark --threads (default 1)")
+    ap.add_argument("--module", type=Path, default=DEFAULT_MODULE, help="path of libwinlimit.so")
+    ap.add_argument("--no-module", action="store_true",
+                    help="run only INCR/ZADD/Lua contenders, without loading the module")
+    ap.add_argument("--only", help="comma-separated contender names to run")
+    ap.add_argument("--out", type=Path, help="output directory (default bench/results)")
+    ap.add_argument("--redis-server", default=shutil.which("redis-server") or "redis-server")
+    ap.add_argument("--redis-benchmark", default=shutil.which("redis-benchmark") or "redis-benchmark")
+    args = ap.parse_args()
+
+    rounds = args.rounds or (1 if args.quick else 5)
+    requests = args.requests or (20_000 if args.quick else 1_000_000)
+    out = args.out or (BENCH_DIR / ".tmp" / "results" if args.quick else BENCH_DIR / "results")
+    with_module = not args.no_module
+    if rounds < 1 or requests < 1000:
+        ap.error("need --rounds >= 1 and --requests >= 1000")
+    for exe in (args.redis_server, args.redis_benchmark):
+        if not shutil.which(exe):
+            ap.error(f"{exe} not found (scripts/install-deps.sh installs redis-server and redis-tools)")
+    if with_module and not args.module.exists():
+        ap.error(f"{args.module} does not exist: run `cargo build --release` first "
+                 f"(or pass --no-module to run only the core and Lua contenders)")
+
+    cs = make_contenders(with_module)
+    if args.only:
+        wanted = {x.strip().upper() for x in args.only.split(",")}
+        unknown = wanted - {c.name for c in cs}
+        if unknown:
+            ap.error(f"unknown contenders: {', '.join(sorted(unknown))}")
+        cs = [c for c in cs if c.name in wanted]
+
+    info = machine_info(args.redis_server, args.redis_benchmark)
+    busy = sh(["sh", "-c", "pgrep -x cargo || pgrep -x rustc || true"])
+    if busy:
+        print("warning: cargo/rustc is running; figures will be noisy", file=sys.stderr)
+    cfg = {"requests": requests, "rounds": rounds, "threads": args.threads, "clients": CLIENTS,
+           "pipeline": PIPELINE, "keyspace": KEYSPACE, "quick": args.quick,
+           "module": str(args.module) if with_module else None}
+
+    t_start = time.monotonic()
+    server = Server(args.redis_server, args.module if with_module else None, BENCH_DIR / ".tmp")
+    try:
+        r = server.start()
+        print(f"redis-server pid {server.proc.pid} on 127.0.0.1:{server.port}"
+              f"{' with ' + str(args.module) if with_module else ' (no module)'}", flush=True)
+        shas = {
+            "fixed": r.script_load((LUA_DIR / "fixed_window.lua").read_text()),
+            "slide": r.script_load((LUA_DIR / "sliding_log.lua").read_text()),
+        }
+        sanity(r, shas, with_module)
+
+        if not args.quick:  # warm-up, not recorded
+            for c in cs:
+                measure(c, r, args.redis_benchmark, server.port, shas, max(1000, requests // 20),
+                        args.threads)
+        for rnd in range(rounds):
+            order = cs if rnd % 2 == 0 else cs[::-1]
+            for c in order:
+                res = measure(c, r, args.redis_benchmark, server.port, shas, requests, args.threads)
+                c.rounds.append(res)
+                print(f"round {rnd + 1}/{rounds} {c.name:<18} {res['ops']:>12,.0f} ops/s  "
+                      f"p50 {res['p50_ms']:.3f} ms  p99 {res['p99_ms']:.3f} ms  "
+                      f"srv {res['srv_usec_per_call']:.2f} us/call cpu {res['srv_cpu_busy'] * 100:.0f}%"
+                      + (f"  accepted {res['accepted_frac'] * 100:.1f}%" if "accepted_frac" in res else ""),
+                      flush=True)
+        memory = [] if args.only else measure_memory(r, shas, with_module)
+        for m in memory:
+            print(f"memory {m['contender']:<10} limit {m['limit']:>6}: {m['bytes']:>8} B "
+                  f"({m['encoding']})", flush=True)
+    finally:
+        server.stop()
+
+    summary = summarise(cs)
+    targets = evaluate_targets(summary, memory)
+    cfg["runtime_s"] = round(time.monotonic() - t_start, 1)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "latest.json").write_text(json.dumps({
+        "machine": info, "config": cfg,
+        "contenders": {c.name: {"group": c.group, "kind": c.kind, "describe": c.describe,
+                                "lua_peer": c.lua_peer, "rounds": c.rounds,
+                                "median": summary.get(c.name)} for c in cs},
+        "memory": memory, "targets": targets,
+    }, indent=2) + "\n")
+    write_markdown(out / "latest.md", info, cfg, cs, summary, memory, targets)
+    write_chart(out / "latest.png", cs, summary, memory)
+    print()
+    for t in targets:
+        verdict = {True: "PASS", False: "FAIL", None: "SKIP"}[t["pass"]]
+        print(f"{verdict}: {t['target']}: {t['value']}")
+    print(f"\nwrote {out}/latest.md, latest.json, latest.png in {cfg['runtime_s']} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
