@@ -632,6 +632,7 @@ def main() -> int:
     busy = sh(["sh", "-c", "pgrep -x cargo || pgrep -x rustc || true"])
     if busy:
         print("warning: cargo/rustc is running; figures will be noisy", file=sys.stderr)
+        info["loadavg_at_start"] += " (cargo/rustc was running)"
     cfg = {"requests": requests, "rounds": rounds, "threads": args.threads, "clients": CLIENTS,
            "pipeline": PIPELINE, "keyspace": KEYSPACE, "quick": args.quick,
            "module": str(args.module) if with_module else None}
