@@ -6,6 +6,7 @@ Clients use decode_responses=False: keys, values and members are bytes (DUMP nee
 """
 
 import atexit
+import collections
 import os
 import shutil
 import signal
@@ -15,6 +16,8 @@ import tempfile
 import time
 
 import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TMP_ROOT = os.path.join(REPO, "tests", ".tmp")
@@ -114,8 +117,9 @@ class RedisServer:
             time.sleep(0.01)
 
     def new_client(self, **kw):
+        # No retries: a failure must show, not be retried away (and start-up polls fast).
         return redis.Redis(host="127.0.0.1", port=self.port, decode_responses=False,
-                           socket_timeout=30, **kw)
+                           socket_timeout=30, retry=Retry(NoBackoff(), 0), **kw)
 
     def stop(self, keep_dir=False):
         """SIGTERM this PID, wait, SIGKILL if it does not exit. Removes the dir unless keep_dir."""
@@ -209,3 +213,25 @@ def snapshot(client, dump=False):
         entry = (kind, value, pexpiretime(client, key))
         out[key] = entry + (client.dump(key),) if dump else entry
     return out
+
+
+def error_of(port, *args):
+    """Send one command over a raw socket; return the exact error text it replies ("ERR ...")
+    or None when the reply is not an error. redis-py rewrites error texts, this does not."""
+    parts = [a if isinstance(a, bytes) else str(a).encode() for a in args]
+    payload = b"*%d\r\n" % len(parts) + b"".join(b"$%d\r\n%s\r\n" % (len(p), p) for p in parts)
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        s.sendall(payload)
+        f = s.makefile("rb")
+        line = f.readline()
+    if not line.endswith(b"\r\n"):
+        raise ConnectionError(f"incomplete reply {line!r}")
+    return line[1:-2].decode() if line.startswith(b"-") else None
+
+
+Reply = collections.namedtuple("Reply", "allowed limit remaining retry_after reset_after")
+
+
+def call(client, command, *args):
+    """WINLIMIT.<command> args... (command e.g. "slide", "fixed_ro") -> Reply."""
+    return Reply._make(client.execute_command("WINLIMIT." + command.upper(), *args))
