@@ -1,0 +1,92 @@
+"""Effects replication: replicas (with and without the module) and the AOF end up identical."""
+
+import uuid
+
+import pytest
+
+from harness import call, server_ms, snapshot
+
+W = 60000  # long windows: nothing expires while keyspaces are compared
+ALIGNED_W = 10**12  # an aligned window ending in 2033, never about to end
+
+
+def workload(r):
+    """A mix of accepted, rejected, trimming, healing and read-only calls."""
+    now = server_ms(r)
+    for _ in range(5):
+        call(r, "slide", "s:basic", W, 3)                   # 3 accepted, 2 rejected
+    call(r, "slide", "s:cost", W, 10, "COST", 4)
+    for _ in range(30):
+        call(r, "slide", "s:burst", W, 100, "COST", 3)       # many members in the same ms
+    r.zadd("s:trim", {str(uuid.uuid4()): s for s in (now - 3 * W, now - W - 1, now - 100)})
+    call(r, "slide", "s:trim", W, 5)                        # accepted, trims
+    r.zadd("s:trimrej", {str(uuid.uuid4()): s for s in (now - 2 * W, now - 200, now - 100)})
+    call(r, "slide", "s:trimrej", W, 2)                     # rejected, trims, sets the TTL
+    call(r, "slide", "s:zero", W, 0)                        # nothing
+    call(r, "slide", "s:toobig", W, 2, "COST", 3)           # nothing
+    for _ in range(5):
+        call(r, "fixed", "f:basic", W, 3)
+    call(r, "fixed", "f:align", ALIGNED_W, 3, "ALIGN")
+    call(r, "fixed", "f:align", ALIGNED_W, 3, "ALIGN", "COST", 2)
+    r.set("f:heal", 2)
+    call(r, "fixed", "f:heal", W, 5)                        # accepted, heals
+    r.set("f:healrej", 9)
+    call(r, "fixed", "f:healrej", W, 5)                     # rejected, heals
+    r.set("f:healalign", 1)
+    call(r, "fixed", "f:healalign", ALIGNED_W, 5, "ALIGN")
+    call(r, "fixed", "f:cost", W, 10, "COST", 3)
+    for cmd, key in [("slide_ro", "s:basic"), ("slide_ro", "s:ro"), ("fixed_ro", "f:basic"),
+                     ("fixed_ro", "f:ro")]:
+        call(r, cmd, key, W, 5)
+
+
+def test_workload_creates_the_expected_keys(r):
+    workload(r)
+    assert sorted(snapshot(r)) == sorted(
+        k.encode() for k in ["s:basic", "s:cost", "s:burst", "s:trim", "s:trimrej", "f:basic",
+                             "f:align", "f:heal", "f:healrej", "f:healalign", "f:cost"])
+
+
+@pytest.mark.parametrize("replica_module", [True, False], ids=["module", "no-module"])
+def test_replica_ends_identical(start_server, replica_module):
+    master = start_server()
+    replica = start_server(module=replica_module, args=["--replicaof", "127.0.0.1", str(master.port)])
+    replica.wait_replica_synced()
+    workload(master.client)
+    assert master.client.execute_command("WAIT", 1, 5000) == 1
+    expected = snapshot(master.client)
+    assert len(expected) == 11
+    assert snapshot(replica.client) == expected
+
+
+@pytest.mark.parametrize("module_on_restart", [True, False], ids=["module", "no-module"])
+def test_aof_restart_restores_identical_keyspace(start_server, module_on_restart):
+    s = start_server(args=["--appendonly", "yes"])
+    workload(s.client)
+    before = snapshot(s.client)
+    s.restart(module=module_on_restart)
+    assert snapshot(s.client) == before
+
+
+def aof_size(r):
+    return r.info("persistence")["aof_current_size"]
+
+
+def test_calls_that_change_nothing_propagate_nothing(start_server):
+    s = start_server(args=["--appendonly", "yes"])
+    r = s.client
+    for _ in range(3):
+        call(r, "slide", "s", W, 3)
+        call(r, "fixed", "f", W, 3)
+    size = aof_size(r)
+    call(r, "slide", "s", W, 3)                     # rejected, nothing stale, same expiry
+    call(r, "fixed", "f", W, 3)                     # rejected
+    call(r, "slide", "s", W, 2, "COST", 3)          # cost above limit
+    call(r, "fixed", "new", W, 0)                   # limit 0 on a missing key
+    call(r, "slide", "new", W, 0)
+    for cmd in ("slide_ro", "fixed_ro"):
+        call(r, cmd, "s" if cmd == "slide_ro" else "f", W, 5)
+        call(r, cmd, "new", W, 5)
+    assert aof_size(r) == size
+    call(r, "slide", "s", W, 10)                    # control: an accepted call is written
+    assert aof_size(r) > size
