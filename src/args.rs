@@ -78,11 +78,23 @@ pub fn parse(args: &[&[u8]], algorithm: Algorithm, max_limit: i64) -> Result<Req
             }
             align = true;
         } else {
-            return Err(ArgError::UnknownOption(String::from_utf8_lossy(option).into_owned()));
+            return Err(ArgError::UnknownOption(printable(option)));
         }
     }
 
     Ok(Request { window_ms, limit, cost: cost.unwrap_or(1), align })
+}
+
+/// An argument fit to echo in an error line: control characters replaced, length capped.
+fn printable(arg: &[u8]) -> String {
+    const MAX_CHARS: usize = 64;
+    let text = String::from_utf8_lossy(arg);
+    let mut shown: String =
+        text.chars().take(MAX_CHARS).map(|c| if c.is_control() { '?' } else { c }).collect();
+    if text.chars().count() > MAX_CHARS {
+        shown.push_str("...");
+    }
+    shown
 }
 
 /// A decimal integer as Redis writes them: optional `-`, digits, nothing else.
@@ -168,6 +180,15 @@ mod tests {
     fn extra_words_are_unknown_options_named_as_given() {
         assert_eq!(fixed(&["10", "1", "Burst"]), Err(ArgError::UnknownOption("Burst".into())));
         assert_eq!(fixed(&["10", "1", "20"]), Err(ArgError::UnknownOption("20".into())));
+    }
+
+    #[test]
+    fn echoed_options_stay_on_one_short_line() {
+        let long = "x".repeat(100);
+        let Err(ArgError::UnknownOption(shown)) = slide(&["10", "1", &long]) else { panic!() };
+        assert_eq!(shown, format!("{}...", "x".repeat(64)));
+        let Err(ArgError::UnknownOption(shown)) = slide(&["10", "1", "a\r\nb\0"]) else { panic!() };
+        assert_eq!(shown, "a??b?");
     }
 
     #[test]

@@ -1,0 +1,100 @@
+//! `winlimit.max-limit`: the largest limit one call may pass, so that one careless call
+//! cannot grow a sorted set without bound.
+//!
+//! Settable as a module argument (`loadmodule libwinlimit.so max-limit 5000`), in the
+//! config file as `winlimit.max-limit`, and with `CONFIG SET winlimit.max-limit` on
+//! servers with module configs (Redis 7.0+).
+
+use std::ffi::c_void;
+use std::os::raw::{c_char, c_int, c_longlong};
+use std::sync::atomic::{AtomicI64, Ordering::Relaxed};
+
+use redis_module::raw;
+
+use crate::args::parse_int;
+
+/// Default for `winlimit.max-limit`.
+pub const DEFAULT_MAX_LIMIT: i64 = 1_000_000;
+/// Bounds of `winlimit.max-limit`.
+pub const MAX_LIMIT_RANGE: (i64, i64) = (1, 1_000_000_000_000);
+
+static MAX_LIMIT: AtomicI64 = AtomicI64::new(DEFAULT_MAX_LIMIT);
+
+/// The current `winlimit.max-limit`.
+pub fn max_limit() -> i64 {
+    MAX_LIMIT.load(Relaxed)
+}
+
+/// Reads `max-limit N` pairs from the module arguments. Unknown names are an error so a
+/// typo fails loudly at load time.
+pub fn from_module_args(args: &[&[u8]]) -> Result<(), String> {
+    for pair in args.chunks(2) {
+        match pair {
+            [name, value] if name.eq_ignore_ascii_case(b"max-limit") => {
+                let (min, max) = MAX_LIMIT_RANGE;
+                let limit = parse_int(value)
+                    .filter(|v| (min..=max).contains(v))
+                    .ok_or_else(|| format!("max-limit must be an integer between {min} and {max}"))?;
+                MAX_LIMIT.store(limit, Relaxed);
+            }
+            [name] => return Err(format!("module argument '{}' needs a value", String::from_utf8_lossy(name))),
+            [name, _] => return Err(format!("unknown module argument '{}'", String::from_utf8_lossy(name))),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Registers `winlimit.max-limit` where the server has module configs; returns false
+/// where it does not (the module argument still works there).
+pub fn register(ctx: *mut raw::RedisModuleCtx) -> bool {
+    // SAFETY: reading function pointers the server set at load time.
+    let (Some(register), Some(load)) = (unsafe { raw::RedisModule_RegisterNumericConfig }, unsafe { raw::RedisModule_LoadConfigs }) else {
+        return false;
+    };
+    let (min, max) = MAX_LIMIT_RANGE;
+    // SAFETY: valid context, NUL-terminated name, callbacks with the documented signatures.
+    unsafe {
+        register(
+            ctx,
+            c"max-limit".as_ptr(),
+            max_limit(),
+            raw::REDISMODULE_CONFIG_DEFAULT,
+            min,
+            max,
+            Some(get_max_limit),
+            Some(set_max_limit),
+            None,
+            std::ptr::null_mut(),
+        ) == raw::Status::Ok as c_int
+            && load(ctx) == raw::Status::Ok as c_int
+    }
+}
+
+extern "C" fn get_max_limit(_name: *const c_char, _privdata: *mut c_void) -> c_longlong {
+    max_limit()
+}
+
+extern "C" fn set_max_limit(
+    _name: *const c_char,
+    value: c_longlong,
+    _privdata: *mut c_void,
+    _err: *mut *mut raw::RedisModuleString,
+) -> c_int {
+    MAX_LIMIT.store(value, Relaxed);
+    raw::Status::Ok as c_int
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn module_arguments_reject_unknown_names_and_bad_values() {
+        assert!(from_module_args(&[b"burst", b"3"]).is_err());
+        assert!(from_module_args(&[b"max-limit", b"0"]).is_err());
+        assert!(from_module_args(&[b"max-limit", b"many"]).is_err());
+        assert!(from_module_args(&[b"max-limit"]).is_err());
+        assert_eq!(max_limit(), DEFAULT_MAX_LIMIT);
+    }
+}

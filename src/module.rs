@@ -1,0 +1,55 @@
+//! Loading the module: commands, their metadata, INFO, configuration.
+
+use std::os::raw::c_int;
+
+use redis_module::raw;
+
+use crate::command::Command;
+use crate::keyspace::{api, bytes};
+use crate::{command_info, config, info};
+
+/// The module's name, as `MODULE LIST` shows it.
+pub const NAME: &std::ffi::CStr = c"winlimit";
+
+/// Registers everything once `RedisModule_Init` has succeeded. A failure is logged and
+/// refuses the load.
+pub fn load(ctx: *mut raw::RedisModuleCtx, argv: &[*mut raw::RedisModuleString]) -> Result<(), String> {
+    let args: Vec<&[u8]> = argv.iter().map(|&a| bytes(a)).collect();
+    config::from_module_args(&args)?;
+
+    for command in Command::ALL {
+        let created = api!(RedisModule_CreateCommand(
+            ctx,
+            command.name().as_ptr(),
+            command.handler(),
+            command.flags().as_ptr(),
+            1,
+            1,
+            1
+        ));
+        if created != raw::Status::Ok as c_int {
+            return Err(format!("could not create {:?}", command.name()));
+        }
+        command_info::describe(ctx, command);
+    }
+
+    if !config::register(ctx) {
+        log(ctx, c"notice", "this server has no module configs: set max-limit as a module argument");
+    }
+    api!(RedisModule_RegisterInfoFunc(ctx, Some(info::info)));
+    api!(RedisModule_RegisterCommandFilter(
+        ctx,
+        Some(info::reset_on_resetstat),
+        raw::REDISMODULE_CMDFILTER_NOSELF as c_int
+    ));
+    Ok(())
+}
+
+/// Writes a line to the server log.
+pub fn log(ctx: *mut raw::RedisModuleCtx, level: &std::ffi::CStr, message: &str) {
+    let line = std::ffi::CString::new(message.replace('\0', "?")).unwrap_or_default();
+    // SAFETY: "%s" with one NUL-terminated string.
+    if let Some(f) = unsafe { raw::RedisModule_Log } {
+        unsafe { f(ctx, level.as_ptr(), c"%s".as_ptr(), line.as_ptr()) };
+    }
+}

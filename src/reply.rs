@@ -1,0 +1,34 @@
+//! Writing replies: the verdict array and error lines.
+
+use std::ffi::CString;
+use std::os::raw::c_int;
+
+use redis_module::raw;
+
+use crate::command::CommandError;
+use crate::keyspace::api;
+use crate::verdict::Verdict;
+
+/// `*5` of `allowed limit remaining retry_after_ms reset_after_ms`.
+pub fn verdict(ctx: *mut raw::RedisModuleCtx, verdict: Verdict) -> c_int {
+    let fields = verdict.to_array();
+    api!(RedisModule_ReplyWithArray(ctx, fields.len() as _));
+    for field in fields {
+        api!(RedisModule_ReplyWithLongLong(ctx, field));
+    }
+    raw::Status::Ok as c_int
+}
+
+/// An error reply in Redis's own words where Redis has them.
+pub fn error(ctx: *mut raw::RedisModuleCtx, error: &CommandError) -> c_int {
+    let text = match error {
+        CommandError::Arity => return api!(RedisModule_WrongArity(ctx)),
+        CommandError::Args(e) => e.to_string(),
+        CommandError::WrongType => "WRONGTYPE Operation against a key holding the wrong kind of value".to_string(),
+        CommandError::NotACounter => "ERR value is not an integer or out of range".to_string(),
+        CommandError::Internal => "ERR winlimit internal error, see the server log".to_string(),
+    };
+    let line = CString::new(text.replace('\0', "?")).unwrap_or_default();
+    api!(RedisModule_ReplyWithError(ctx, line.as_ptr()));
+    raw::Status::Ok as c_int
+}
