@@ -48,7 +48,7 @@ def cases():
             out += [(cmd, [key, W, lim], LIMIT_ERR) for lim in BAD_LIMITS]
             out += [(cmd, [key, W, 5, "COST", c], COST_ERR) for c in BAD_COSTS]
             out += [(cmd, [key, W, 5, *opts], COST_NEEDS_VALUE)
-                    for opts in (["COST"], ["cost"], ["COST", 2, "COST"])]
+                    for opts in (["COST"], ["cost"])]
             out += [(cmd, [key, W, 5, *opts], f"ERR unknown option '{bad}'")
                     for opts, bad in [(["XYZ"], "XYZ"), (["xyz"], "xyz"), (["COSTS", 2], "COSTS"),
                                       (["COST", 2, "Nope"], "Nope"), (["Nope", "COST", 2], "Nope")]]
