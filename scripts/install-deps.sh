@@ -27,6 +27,11 @@ if [ ${#missing[@]} -gt 0 ]; then
     $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $pkgs
 fi
 
+command -v cargo >/dev/null 2>&1 || {
+    echo "install-deps: cargo not found: install a stable Rust toolchain (https://rustup.rs)" >&2
+    exit 1
+}
+
 if [ ! -x .venv/bin/python ]; then
     echo "install-deps: creating .venv"
     python3 -m venv .venv
