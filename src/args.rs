@@ -97,13 +97,29 @@ fn printable(arg: &[u8]) -> String {
     shown
 }
 
-/// A decimal integer as Redis writes them: optional `-`, digits, nothing else.
+/// A decimal integer as Redis writes them: optional `-`, then digits, nothing else.
+/// Accumulates negatively so that `i64::MIN` parses too.
 pub fn parse_int(bytes: &[u8]) -> Option<i64> {
-    let digits = bytes.strip_prefix(b"-").unwrap_or(bytes);
-    if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+    let (negative, digits) = match bytes {
+        [b'-', rest @ ..] => (true, rest),
+        _ => (false, bytes),
+    };
+    if digits.is_empty() {
         return None;
     }
-    std::str::from_utf8(bytes).ok()?.parse().ok()
+    let mut value: i64 = 0;
+    for &byte in digits {
+        let digit = byte.wrapping_sub(b'0');
+        if digit > 9 {
+            return None;
+        }
+        value = value.checked_mul(10)?.checked_sub(i64::from(digit))?;
+    }
+    if negative {
+        Some(value)
+    } else {
+        value.checked_neg()
+    }
 }
 
 #[cfg(test)]
@@ -202,6 +218,15 @@ mod tests {
             "ERR limit must be an integer between 0 and 7"
         );
         assert_eq!(ArgError::RepeatedOption("COST").to_string(), "ERR option 'COST' given more than once");
+    }
+
+    #[test]
+    fn parse_int_takes_the_full_i64_range_and_nothing_else() {
+        assert_eq!(parse_int(b"9223372036854775807"), Some(i64::MAX));
+        assert_eq!(parse_int(b"-9223372036854775808"), Some(i64::MIN));
+        for bad in [&b"9223372036854775808"[..], b"-", b"", b"1 ", b" 1", b"+1", b"1e3", b"--1"] {
+            assert_eq!(parse_int(bad), None, "{:?}", String::from_utf8_lossy(bad));
+        }
     }
 
     proptest! {

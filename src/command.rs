@@ -116,16 +116,26 @@ fn run(command: Command, ctx: *mut raw::RedisModuleCtx, argv: &[*mut raw::RedisM
     if rest.len() < 2 {
         return Err(CommandError::Arity);
     }
-    let rest: Vec<&[u8]> = rest.iter().map(|&arg| keyspace::bytes(arg)).collect();
-    let request = args::parse(&rest, command.algorithm(), config::max_limit()).map_err(CommandError::Args)?;
+    // Parse from the stack: every valid call has at most five arguments after the key.
+    let mut on_stack: [&[u8]; 8] = [&[]; 8];
+    let spilled: Vec<&[u8]>;
+    let rest: &[&[u8]] = if rest.len() <= on_stack.len() {
+        for (slot, &arg) in on_stack.iter_mut().zip(rest) {
+            *slot = keyspace::bytes(arg);
+        }
+        &on_stack[..rest.len()]
+    } else {
+        spilled = rest.iter().map(|&arg| keyspace::bytes(arg)).collect();
+        &spilled
+    };
+    let request = args::parse(rest, command.algorithm(), config::max_limit()).map_err(CommandError::Args)?;
 
     let mode = command.mode();
     let key = Key::open(ctx, *key_name, mode == Mode::Record);
     let now = api!(RedisModule_Milliseconds());
     match (command.algorithm(), key.kind()) {
         (Algorithm::Slide, KeyKind::Missing | KeyKind::SortedSet) => {
-            let stored = sorted_set::summary(&key);
-            let plan = slide::decide(now, &request, mode, &stored, sorted_set::scores_ascending(&key));
+            let plan = slide::decide(now, &request, mode, &sorted_set::SortedSetLog::new(&key));
             if mode == Mode::Record {
                 sorted_set::apply(&key, &plan);
             }

@@ -2,8 +2,8 @@
 //!
 //! The log is a set of entries, one per accepted unit, each with the time (ms) it was
 //! accepted. An entry at `t` counts while `now - t < window_ms`. Nothing here touches
-//! Redis: the keyspace adapter hands in a summary of the stored log and its scores oldest
-//! first, and carries out the returned [`SlidePlan`].
+//! Redis: the keyspace adapter answers the few questions of [`LogView`] from a sorted set
+//! and carries out the returned [`SlidePlan`].
 
 use crate::request::{Mode, Request};
 use crate::verdict::{remaining, Verdict, NEVER};
@@ -21,15 +21,19 @@ pub struct Entry {
     pub member: Option<i64>,
 }
 
-/// What the decision needs to know about the stored log besides its scores.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct LogSummary {
+/// What the decision reads from the stored log. The keyspace adapter answers from a sorted
+/// set; the tests answer from a vector. A missing key is an empty log.
+pub trait LogView {
     /// Number of entries, counted or not.
-    pub len: u64,
+    fn len(&self) -> u64;
     /// The entry with the highest score (ties: the last in Redis order).
-    pub newest: Option<Entry>,
+    fn newest(&self) -> Option<Entry>;
     /// Absolute expiry of the key in ms, if it has one.
-    pub expires_at: Option<i64>,
+    fn expires_at(&self) -> Option<i64>;
+    /// How many entries are scored at or below `cutoff`.
+    fn count_through(&self, cutoff: i64) -> u64;
+    /// The score of the `n`-th (from 0) oldest entry scored above `cutoff`.
+    fn nth_after(&self, cutoff: i64, n: u64) -> Option<i64>;
 }
 
 /// `count` new entries, all at `score`, with members numbered from `first_member` on.
@@ -65,33 +69,22 @@ impl SlidePlan {
 
 /// Decides one call at `now` against the stored log.
 ///
-/// `oldest_first` yields the stored scores in ascending order; it is read only as far as
-/// the decision needs: past the stale entries, and on a rejection up to the entry whose
-/// expiry makes room.
-pub fn decide(
-    now: i64,
-    request: &Request,
-    mode: Mode,
-    stored: &LogSummary,
-    oldest_first: impl IntoIterator<Item = i64>,
-) -> SlidePlan {
+/// Reads no more of the log than the verdict needs: the entries that left the window, and
+/// on a rejection the one whose departure makes room.
+pub fn decide(now: i64, request: &Request, mode: Mode, log: &impl LogView) -> SlidePlan {
     let window = request.window_ms;
-    let expired = stored.expires_at.is_some_and(|at| at <= now);
-    let live = if expired { LogSummary::default() } else { *stored };
-
+    let stored_expiry = log.expires_at();
+    // A log whose expiry has come is an empty window, even if Redis still shows it.
+    let expired = stored_expiry.is_some_and(|at| at <= now);
     let cutoff = now.saturating_sub(window);
-    let mut scores = oldest_first.into_iter().take(usize::try_from(live.len).unwrap_or(usize::MAX));
-    let mut stale: i64 = 0;
-    let mut first_counted = None;
-    for score in scores.by_ref() {
-        if score > cutoff {
-            first_counted = Some(score);
-            break;
-        }
-        stale += 1;
-    }
-    let len = i64::try_from(live.len).unwrap_or(i64::MAX);
-    let counted = len - stale;
+    let (len, stale, newest) = if expired {
+        (0, 0, None)
+    } else {
+        let len = log.len();
+        let stale = if len == 0 { 0 } else { log.count_through(cutoff) };
+        (len, stale, log.newest())
+    };
+    let counted = i64::try_from(len - stale.min(len)).unwrap_or(i64::MAX);
 
     let allowed = !request.can_never_fit() && counted.saturating_add(request.cost) <= request.limit;
     let retry_after_ms = if allowed {
@@ -101,16 +94,13 @@ pub fn decide(
     } else {
         // Room appears once the `need`-th oldest counted entry stops counting.
         let need = counted + request.cost - request.limit;
-        let freeing = first_counted
-            .into_iter()
-            .chain(scores)
-            .nth(usize::try_from(need - 1).unwrap_or(usize::MAX));
+        let freeing = log.nth_after(cutoff, u64::try_from(need - 1).unwrap_or(0));
         // The log always holds `need` counted entries here; fall back to a full window.
         freeing.map_or(window, |t| t.saturating_add(window).saturating_sub(now))
     };
 
     let records = allowed && mode == Mode::Record;
-    let newest_counted = live.newest.map(|e| e.score).filter(|_| counted > 0);
+    let newest_counted = newest.map(|e| e.score).filter(|_| counted > 0);
     let newest_after = if records {
         Some(newest_counted.map_or(now, |t| t.max(now)))
     } else {
@@ -134,10 +124,10 @@ pub fn decide(
     let append = records.then(|| Append {
         score: now,
         count: request.cost,
-        first_member: first_member(now, live.newest, request.cost),
+        first_member: first_member(now, newest, request.cost),
     });
     let wanted_expiry = newest_after.map(|t| t.saturating_add(window));
-    let current_expiry = if expired { None } else { stored.expires_at };
+    let current_expiry = if expired { None } else { stored_expiry };
     SlidePlan {
         verdict,
         discard_expired: expired,

@@ -4,36 +4,95 @@ use std::os::raw::{c_int, c_longlong};
 
 use redis_module::raw;
 
-use super::{api, bytes, replicate, Key, OwnedString};
+use super::{api, bytes, replicate, Key, KeyKind, OwnedString};
 use crate::args::parse_int;
-use crate::slide::{Append, Entry, LogSummary, SlidePlan};
+use crate::slide::{Append, Entry, LogView, SlidePlan};
 
-/// Reads what the decision needs to know besides the scores.
-pub fn summary(key: &Key) -> LogSummary {
-    if key.kind() == super::KeyKind::Missing {
-        return LogSummary::default();
+/// The log as the core sees it, read through the key's range cursor. Counting walks the
+/// cursor without materialising members; only single elements are ever read out.
+pub struct SortedSetLog<'k> {
+    key: &'k Key,
+}
+
+impl<'k> SortedSetLog<'k> {
+    /// The caller has checked the key is missing or a sorted set.
+    pub fn new(key: &'k Key) -> Self {
+        SortedSetLog { key }
     }
-    LogSummary {
-        len: api!(RedisModule_ValueLength(key.handle())) as u64,
-        newest: newest(key),
-        expires_at: key.expires_at(),
+
+    fn exists(&self) -> bool {
+        self.key.kind() == KeyKind::SortedSet
+    }
+
+    /// Positions the cursor on the first element scored in `(min, max]` or `[min, max]`;
+    /// false when there is none.
+    fn seek_first(&self, min: f64, max: f64, exclude_min: bool) -> bool {
+        let ok = raw::Status::Ok as c_int;
+        api!(RedisModule_ZsetFirstInScoreRange(self.key.handle(), min, max, c_int::from(exclude_min), 0)) == ok
+            && api!(RedisModule_ZsetRangeEndReached(self.key.handle())) == 0
+    }
+
+    fn stop(&self) {
+        api!(RedisModule_ZsetRangeStop(self.key.handle()));
     }
 }
 
-fn newest(key: &Key) -> Option<Entry> {
-    let found = api!(RedisModule_ZsetLastInScoreRange(
-        key.handle(),
-        f64::NEG_INFINITY,
-        f64::INFINITY,
-        0,
-        0
-    ));
-    let entry = (found == raw::Status::Ok as c_int)
-        .then(|| current(key))
-        .flatten()
-        .map(|(score, member)| Entry { score: to_ms(score), member: parse_int(bytes(member.0)) });
-    api!(RedisModule_ZsetRangeStop(key.handle()));
-    entry
+impl LogView for SortedSetLog<'_> {
+    fn len(&self) -> u64 {
+        if !self.exists() {
+            return 0;
+        }
+        api!(RedisModule_ValueLength(self.key.handle())) as u64
+    }
+
+    fn newest(&self) -> Option<Entry> {
+        if !self.exists() {
+            return None;
+        }
+        let ok = raw::Status::Ok as c_int;
+        let found = api!(RedisModule_ZsetLastInScoreRange(self.key.handle(), f64::NEG_INFINITY, f64::INFINITY, 0, 0)) == ok;
+        let entry = found
+            .then(|| current(self.key))
+            .flatten()
+            .map(|(score, member)| Entry { score: to_ms(score), member: parse_int(bytes(member.0)) });
+        self.stop();
+        entry
+    }
+
+    fn expires_at(&self) -> Option<i64> {
+        self.key.expires_at()
+    }
+
+    fn count_through(&self, cutoff: i64) -> u64 {
+        if !self.exists() {
+            return 0;
+        }
+        let mut count = 0;
+        if self.seek_first(f64::NEG_INFINITY, cutoff as f64, false) {
+            count = 1;
+            while api!(RedisModule_ZsetRangeNext(self.key.handle())) != 0 {
+                count += 1;
+            }
+        }
+        self.stop();
+        count
+    }
+
+    fn nth_after(&self, cutoff: i64, n: u64) -> Option<i64> {
+        if !self.exists() {
+            return None;
+        }
+        let mut found = self.seek_first(cutoff as f64, f64::INFINITY, true);
+        for _ in 0..n {
+            if !found {
+                break;
+            }
+            found = api!(RedisModule_ZsetRangeNext(self.key.handle())) != 0;
+        }
+        let score = found.then(|| current(self.key)).flatten().map(|(score, _)| to_ms(score));
+        self.stop();
+        score
+    }
 }
 
 /// The element under the key's range cursor.
@@ -49,47 +108,6 @@ fn to_ms(score: f64) -> i64 {
     score.ceil() as i64
 }
 
-/// The stored scores, lowest first, read lazily through the key's range cursor.
-pub struct ScoresAscending<'k> {
-    key: &'k Key,
-    started: bool,
-    done: bool,
-}
-
-pub fn scores_ascending(key: &Key) -> ScoresAscending<'_> {
-    let done = key.kind() == super::KeyKind::Missing;
-    ScoresAscending { key, started: false, done }
-}
-
-impl Iterator for ScoresAscending<'_> {
-    type Item = i64;
-
-    fn next(&mut self) -> Option<i64> {
-        if self.done {
-            return None;
-        }
-        let handle = self.key.handle();
-        let positioned = if self.started {
-            api!(RedisModule_ZsetRangeNext(handle)) != 0
-        } else {
-            self.started = true;
-            let ok = raw::Status::Ok as c_int;
-            api!(RedisModule_ZsetFirstInScoreRange(handle, f64::NEG_INFINITY, f64::INFINITY, 0, 0)) == ok
-        };
-        let score = positioned.then(|| current(self.key)).flatten().map(|(score, _)| to_ms(score));
-        self.done = score.is_none();
-        score
-    }
-}
-
-impl Drop for ScoresAscending<'_> {
-    fn drop(&mut self) {
-        if self.started {
-            api!(RedisModule_ZsetRangeStop(self.key.handle()));
-        }
-    }
-}
-
 /// Carries out a plan: the writes, their replication and their keyspace events.
 pub fn apply(key: &Key, plan: &SlidePlan) {
     if plan.discard_expired {
@@ -102,7 +120,7 @@ pub fn apply(key: &Key, plan: &SlidePlan) {
         add(key, append);
     }
     if let Some(at) = plan.expire_at {
-        if key.kind() != super::KeyKind::Missing {
+        if key.kind() != KeyKind::Missing {
             key.expire_at(at);
         }
     }
@@ -137,39 +155,41 @@ fn trim_through(key: &Key, cutoff: i64) {
         replicate()(key.ctx(), c"ZREMRANGEBYSCORE".as_ptr(), c"scl".as_ptr(), key.name(), c"-inf".as_ptr(), cutoff as c_longlong)
     };
     key.notify(raw::REDISMODULE_NOTIFY_ZSET as c_int, c"zremrangebyscore");
-    if key.kind() == super::KeyKind::Missing {
+    if key.kind() == KeyKind::Missing {
         key.notify(raw::REDISMODULE_NOTIFY_GENERIC as c_int, c"del");
     }
 }
 
-/// Adds `append.count` entries with fresh members, as one `ZADD key score member ...`.
-/// A member that already exists (a foreign log may hold anything) is skipped, never
-/// overwritten.
+/// Adds `append.count` entries with fresh members, replicated as one
+/// `ZADD key score member ...`. A member that already exists (a foreign log may hold
+/// anything) is skipped, never overwritten.
 fn add(key: &Key, append: Append) {
     let ctx = key.ctx();
-    let score = OwnedString::from_i64(ctx, append.score);
-    let mut argv: Vec<OwnedString> = Vec::with_capacity(2 * append.count as usize);
     let mut next = append.first_member;
-    for _ in 0..append.count {
-        loop {
-            let member = OwnedString::from_i64(ctx, next);
-            next = next.wrapping_add(1);
-            let mut flags: c_int = raw::REDISMODULE_ZADD_NX as c_int;
-            let status = api!(RedisModule_ZsetAdd(key.handle(), append.score as f64, member.0, &mut flags));
-            if status != raw::Status::Ok as c_int {
-                panic!("ZsetAdd refused a member");
-            }
-            if flags & raw::REDISMODULE_ZADD_ADDED as c_int != 0 {
-                argv.push(OwnedString(api!(RedisModule_HoldString(ctx, score.0))));
-                argv.push(member);
-                break;
-            }
+    let mut fresh_member = || loop {
+        let member = OwnedString::from_i64(ctx, next);
+        next = next.wrapping_add(1);
+        let mut flags = raw::REDISMODULE_ZADD_NX as c_int;
+        let status = api!(RedisModule_ZsetAdd(key.handle(), append.score as f64, member.0, &mut flags));
+        assert!(status == raw::Status::Ok as c_int, "ZsetAdd refused a member");
+        if flags & raw::REDISMODULE_ZADD_ADDED as c_int != 0 {
+            return member;
         }
-    }
-    let pointers: Vec<*mut raw::RedisModuleString> = argv.iter().map(|s| s.0).collect();
-    // SAFETY: "sv" is a module string followed by an array of module strings and its length.
-    unsafe {
-        replicate()(key.ctx(), c"ZADD".as_ptr(), c"sv".as_ptr(), key.name(), pointers.as_ptr(), pointers.len())
     };
+
+    if append.count == 1 {
+        // The common case, without building an argument vector.
+        let member = fresh_member();
+        // SAFETY: "sls" is a module string, a long long and a module string.
+        unsafe {
+            replicate()(ctx, c"ZADD".as_ptr(), c"sls".as_ptr(), key.name(), append.score as c_longlong, member.0)
+        };
+    } else {
+        let score = OwnedString::from_i64(ctx, append.score);
+        let members: Vec<OwnedString> = (0..append.count).map(|_| fresh_member()).collect();
+        let argv: Vec<*mut raw::RedisModuleString> = members.iter().flat_map(|m| [score.0, m.0]).collect();
+        // SAFETY: "sv" is a module string followed by an array of module strings and its length.
+        unsafe { replicate()(ctx, c"ZADD".as_ptr(), c"sv".as_ptr(), key.name(), argv.as_ptr(), argv.len()) };
+    }
     key.notify(raw::REDISMODULE_NOTIFY_ZSET as c_int, c"zadd");
 }

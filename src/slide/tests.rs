@@ -10,23 +10,36 @@ struct MemoryLog {
     expires_at: Option<i64>,
 }
 
+impl LogView for MemoryLog {
+    fn len(&self) -> u64 {
+        self.entries.len() as u64
+    }
+
+    fn newest(&self) -> Option<Entry> {
+        self.entries.last().copied()
+    }
+
+    fn expires_at(&self) -> Option<i64> {
+        self.expires_at
+    }
+
+    fn count_through(&self, cutoff: i64) -> u64 {
+        self.entries.iter().filter(|e| e.score <= cutoff).count() as u64
+    }
+
+    fn nth_after(&self, cutoff: i64, n: u64) -> Option<i64> {
+        self.entries.iter().filter(|e| e.score > cutoff).nth(n as usize).map(|e| e.score)
+    }
+}
+
 impl MemoryLog {
     fn with_scores(scores: &[i64]) -> Self {
         let entries = scores.iter().map(|&score| Entry { score, member: None }).collect();
         MemoryLog { entries, expires_at: None }
     }
 
-    fn summary(&self) -> LogSummary {
-        LogSummary {
-            len: self.entries.len() as u64,
-            newest: self.entries.last().copied(),
-            expires_at: self.expires_at,
-        }
-    }
-
     fn call(&mut self, now: i64, request: &Request, mode: Mode) -> Verdict {
-        let scores: Vec<i64> = self.entries.iter().map(|e| e.score).collect();
-        let plan = decide(now, request, mode, &self.summary(), scores);
+        let plan = decide(now, request, mode, self);
         if mode == Mode::Peek {
             assert!(plan.is_noop(), "a peek must not plan writes: {plan:?}");
         }
@@ -180,7 +193,7 @@ fn a_log_whose_expiry_has_come_is_an_empty_window() {
     log.expires_at = Some(1000);
     let peek = log.call(1000, &request(10_000, 2, 1), Mode::Peek);
     assert_eq!(peek.to_array(), [1, 2, 2, 0, 0]);
-    let plan = decide(1000, &request(10_000, 2, 1), Mode::Record, &log.summary(), [900, 950]);
+    let plan = decide(1000, &request(10_000, 2, 1), Mode::Record, &log);
     assert!(plan.discard_expired);
     assert_eq!(plan.verdict.to_array(), [1, 2, 1, 0, 10_000]);
 }
@@ -205,14 +218,14 @@ fn a_log_without_expiry_gets_one_even_when_the_call_is_rejected() {
 fn an_unchanged_expiry_is_not_written_again() {
     let mut log = MemoryLog::with_scores(&[100, 200]);
     log.expires_at = Some(1200);
-    let plan = decide(300, &request(1000, 2, 1), Mode::Record, &log.summary(), [100, 200]);
+    let plan = decide(300, &request(1000, 2, 1), Mode::Record, &log);
     assert!(plan.is_noop(), "{plan:?}");
 }
 
 #[test]
 fn trimming_the_last_entry_empties_the_log_without_an_expiry() {
     let mut log = MemoryLog::with_scores(&[0]);
-    let plan = decide(5000, &request(1000, 0, 1), Mode::Record, &log.summary(), [0]);
+    let plan = decide(5000, &request(1000, 0, 1), Mode::Record, &log);
     assert_eq!(plan.trim_through, Some(4000));
     assert_eq!(plan.expire_at, None);
     log.apply(&plan);
@@ -239,21 +252,24 @@ fn members_never_go_back_when_the_clock_does() {
 }
 
 #[test]
-fn fractional_or_foreign_members_do_not_stop_appending() {
-    let stored = LogSummary { len: 1, newest: Some(Entry { score: 5, member: None }), expires_at: None };
-    let plan = decide(10, &request(1000, 5, 1), Mode::Record, &stored, [5]);
+fn foreign_members_do_not_stop_appending() {
+    let mut log = MemoryLog::default();
+    log.entries.push(Entry { score: 5, member: None });
+    let plan = decide(10, &request(1000, 5, 1), Mode::Record, &log);
     assert_eq!(plan.append.map(|a| a.first_member), Some(10_000));
-    let huge = LogSummary { newest: Some(Entry { score: 5, member: Some(i64::MAX) }), ..stored };
-    let plan = decide(10, &request(1000, 5, 1), Mode::Record, &huge, [5]);
+    log.entries[0].member = Some(i64::MAX);
+    let plan = decide(10, &request(1000, 5, 1), Mode::Record, &log);
     assert_eq!(plan.append.map(|a| a.first_member), Some(10_000));
 }
 
 #[test]
 fn extreme_scores_saturate_instead_of_overflowing() {
-    let stored = LogSummary { len: 2, newest: Some(Entry { score: i64::MAX, member: None }), expires_at: None };
-    let plan = decide(10, &request(1000, 5, 1), Mode::Record, &stored, [i64::MIN, i64::MAX]);
+    let mut log = MemoryLog::with_scores(&[i64::MIN, i64::MAX]);
+    let plan = decide(10, &request(1000, 5, 1), Mode::Record, &log);
     assert!(plan.verdict.allowed);
     assert_eq!(plan.expire_at, Some(i64::MAX));
+    log.apply(&plan);
+    assert_eq!(log.entries.len(), 2);
 }
 
 /// Accepted units (time, cost) as a brute-force reference keeps them.
@@ -346,12 +362,12 @@ proptest! {
         mode in prop_oneof![Just(Mode::Record), Just(Mode::Peek)],
     ) {
         scores.sort_unstable();
-        let stored = LogSummary {
-            len: scores.len() as u64,
-            newest: scores.last().map(|&score| Entry { score, member }),
-            expires_at,
-        };
-        let v = decide(now, &request(window, limit, cost), mode, &stored, scores).verdict;
+        let mut log = MemoryLog::with_scores(&scores);
+        if let Some(last) = log.entries.last_mut() {
+            last.member = member;
+        }
+        log.expires_at = expires_at;
+        let v = decide(now, &request(window, limit, cost), mode, &log).verdict;
         prop_assert!((0..=limit).contains(&v.remaining));
         prop_assert!(v.retry_after_ms >= NEVER && v.reset_after_ms >= 0);
     }
