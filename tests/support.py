@@ -1,0 +1,113 @@
+"""Helpers for the cluster / failover / persistence / security / observability tests.
+
+Builds on harness.py (which this file does not change): exact replies over a raw socket
+(optionally after AUTH), a representative workload, polling with a deadline, and a
+keyspace-event recorder that needs no sleeps.
+"""
+
+import socket
+import time
+import uuid
+
+from harness import call, server_ms
+
+W = 60000           # long windows: nothing expires while keyspaces are compared
+ALIGNED_W = 10**12  # an aligned window ending in 2033, never about to end
+
+
+def raw_error(port, *args, auth=None):
+    """Send one command over a raw socket, after `AUTH user pass` when auth=(user, pass).
+    Return the exact error text it replies, or None when the reply is not an error
+    (redis-py rewrites error texts, this does not)."""
+    commands = ([["AUTH", *auth]] if auth else []) + [list(args)]
+    payload = b""
+    for cmd in commands:
+        parts = [a if isinstance(a, bytes) else str(a).encode() for a in cmd]
+        payload += b"*%d\r\n" % len(parts) + b"".join(b"$%d\r\n%s\r\n" % (len(p), p) for p in parts)
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        s.sendall(payload)
+        f = s.makefile("rb")
+        if auth:
+            ok = f.readline()
+            if ok != b"+OK\r\n":
+                raise AssertionError(f"AUTH failed: {ok!r}")
+        line = f.readline()
+    if not line.endswith(b"\r\n"):
+        raise ConnectionError(f"incomplete reply {line!r}")
+    return line[1:-2].decode() if line.startswith(b"-") else None
+
+
+def wait_until(predicate, timeout=10.0, what="condition"):
+    """Poll predicate() until it returns something truthy; raise after the deadline."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+        time.sleep(0.01)
+
+
+def workload(r):
+    """Limiter keys of every shape (accepted, rejected, trimmed, healed, COST, ALIGN, keys
+    seeded as a Lua script would) plus plain keys. Returns the number of keys it leaves."""
+    now = server_ms(r)
+    for _ in range(5):
+        call(r, "slide", "s:basic", W, 3)
+    for _ in range(20):
+        call(r, "slide", "s:burst", W, 100, "COST", 3)
+    r.zadd("s:lua", {str(uuid.uuid4()): s for s in (now - 3 * W, now - 500, now - 100)})
+    call(r, "slide", "s:lua", W, 5)                          # trims one, adds one
+    r.zadd("s:noexp", {"m1": now - 50})
+    call(r, "slide", "s:noexp", W, 1)                        # rejected, heals the TTL
+    for _ in range(5):
+        call(r, "fixed", "f:basic", W, 3)
+    call(r, "fixed", "f:align", ALIGNED_W, 3, "ALIGN", "COST", 2)
+    r.set("f:heal", 2)
+    call(r, "fixed", "f:heal", W, 5)                         # accepted, heals
+    call(r, "fixed", "f:cost", W, 10, "COST", 7)
+    for cmd, key in [("slide_ro", "s:basic"), ("fixed_ro", "f:basic"), ("slide_ro", "s:none")]:
+        call(r, cmd, key, W, 5)
+    r.set("plain:string", "v", px=W)
+    r.rpush("plain:list", "a", "b")
+    return 10
+
+
+class KeyEvents:
+    """Records keyevent notifications of database 0 (psubscribe __keyevent@0__:*).
+
+    events(fn) first drains what came before (the test's own setup), then runs fn, writes a
+    sentinel key and reads notifications until the sentinel's own event arrives: everything
+    fn fired was published before it, in order.
+    """
+
+    SENTINEL = b"__sentinel__"
+
+    def __init__(self, client):
+        self.client = client
+        self.pubsub = client.pubsub()
+        self.pubsub.psubscribe("__keyevent@0__:*")
+        wait_until(lambda: self.pubsub.get_message(timeout=1.0), what="psubscribe confirmation")
+
+    def events(self, fn):
+        self._until_sentinel()
+        fn()
+        return self._until_sentinel()
+
+    def _until_sentinel(self):
+        self.client.set(self.SENTINEL, 1)
+        out = []
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            msg = self.pubsub.get_message(timeout=1.0)
+            if msg is None or msg["type"] != "pmessage":
+                continue
+            event = msg["channel"].split(b":", 1)[1].decode()
+            if msg["data"] == self.SENTINEL:
+                return out
+            out.append((event, msg["data"].decode()))
+        raise AssertionError(f"sentinel event never arrived; got {out}")
+
+    def close(self):
+        self.pubsub.close()
