@@ -1,0 +1,70 @@
+"""ACL key permissions apply to every WINLIMIT command through its declared key."""
+
+import pytest
+
+from harness import call, server_ms, snapshot
+from support import W, raw_error
+
+COMMANDS = ["slide", "fixed", "slide_ro", "fixed_ro"]
+NOPERM = "NOPERM this user has no permissions to access one of the keys used as arguments"
+LIMITED = ("lim", "pw")     # ~rl:* +@all
+READER = ("reader", "pw")   # %R~rl:* +@all
+
+
+@pytest.fixture(scope="module")
+def acl_server(server):
+    r = server.client
+    r.execute_command("ACL", "SETUSER", LIMITED[0], "on", ">" + LIMITED[1], "~rl:*", "+@all")
+    r.execute_command("ACL", "SETUSER", READER[0], "on", ">" + READER[1], "%R~rl:*", "+@all")
+    return server
+
+
+@pytest.fixture
+def admin(acl_server):
+    r = acl_server.client
+    r.flushall()
+    now = server_ms(r)
+    # Keys a wrongly allowed call would visibly change: a stale entry to trim and no TTL.
+    for prefix in ("other:", "rl:"):
+        r.zadd(prefix + "slide", {"old": now - 10 * W, "new": now - 10})
+        r.set(prefix + "fixed", 1)
+    return r
+
+
+def key_for(command, prefix):
+    return prefix + ("slide" if command.startswith("slide") else "fixed")
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_user_limited_to_rl_keys_gets_noperm_on_other_keys_and_nothing_is_written(
+        acl_server, admin, command):
+    before = snapshot(admin, dump=True)
+    for key in (key_for(command, "other:"), "other:new"):
+        assert raw_error(acl_server.port, "WINLIMIT." + command.upper(), key, W, 5,
+                         auth=LIMITED) == NOPERM
+    assert snapshot(admin, dump=True) == before
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_user_limited_to_rl_keys_can_use_rl_keys(acl_server, admin, command):
+    user = acl_server.new_client(username=LIMITED[0], password=LIMITED[1])
+    assert call(user, command, key_for(command, "rl:"), W, 5).allowed == 1
+    assert call(user, command, "rl:new", W, 5).allowed == 1
+
+
+@pytest.mark.parametrize("command", ["slide_ro", "fixed_ro"])
+def test_read_only_key_permission_allows_the_ro_variants(acl_server, admin, command):
+    user = acl_server.new_client(username=READER[0], password=READER[1])
+    before = snapshot(admin, dump=True)
+    assert call(user, command, key_for(command, "rl:"), W, 5)[:3] == (1, 5, 4)
+    assert snapshot(admin, dump=True) == before
+
+
+@pytest.mark.parametrize("command", ["slide", "fixed"])
+def test_read_only_key_permission_refuses_the_writing_variants_and_nothing_is_written(
+        acl_server, admin, command):
+    before = snapshot(admin, dump=True)
+    for key in (key_for(command, "rl:"), "rl:new"):
+        assert raw_error(acl_server.port, "WINLIMIT." + command.upper(), key, W, 5,
+                         auth=READER) == NOPERM
+    assert snapshot(admin, dump=True) == before

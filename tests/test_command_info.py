@@ -1,0 +1,98 @@
+"""COMMAND INFO / COMMAND DOCS / COMMAND LIST describe every WINLIMIT command."""
+
+import pytest
+import redis
+
+COMMANDS = ["winlimit.slide", "winlimit.fixed", "winlimit.slide_ro", "winlimit.fixed_ro"]
+WRITERS = ["winlimit.slide", "winlimit.fixed"]
+READERS = ["winlimit.slide_ro", "winlimit.fixed_ro"]
+
+
+@pytest.fixture(scope="module")
+def rd(server):
+    """A client decoding replies to str (COMMAND replies are text)."""
+    client = redis.Redis(host="127.0.0.1", port=server.port, decode_responses=True)
+    yield client
+    client.close()
+
+
+def info(rd, name):
+    return rd.execute_command("COMMAND", "INFO", name)[name]
+
+
+def docs(rd, name):
+    return rd.execute_command("COMMAND DOCS", name)[name]
+
+
+def test_command_list_filtered_by_module_gives_the_four_commands(rd):
+    assert sorted(rd.execute_command("COMMAND LIST", "FILTERBY", "MODULE", "winlimit")) == sorted(COMMANDS)
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_arity_is_minus_four(rd, name):
+    assert info(rd, name)["arity"] == -4
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_key_is_argument_one_first_last_step(rd, name):
+    i = info(rd, name)
+    assert (i["first_key_pos"], i["last_key_pos"], i["step_count"]) == (1, 1, 1)
+    assert "movablekeys" not in i["flags"]
+
+
+@pytest.mark.parametrize("name", WRITERS)
+def test_writing_variants_are_flagged_write_and_denyoom(rd, name):
+    flags = info(rd, name)["flags"]
+    assert "write" in flags and "denyoom" in flags and "readonly" not in flags
+
+
+@pytest.mark.parametrize("name", READERS)
+def test_ro_variants_are_flagged_readonly_only(rd, name):
+    flags = info(rd, name)["flags"]
+    assert "readonly" in flags and "write" not in flags and "denyoom" not in flags
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_fast_only_on_fixed_and_fixed_ro(rd, name):
+    assert ("fast" in info(rd, name)["flags"]) == name.startswith("winlimit.fixed")
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_one_key_spec_at_index_one_with_a_range_of_one_key(rd, name):
+    [spec] = info(rd, name)["key_specifications"]
+    assert spec["begin_search"] == {"type": "index", "spec": {"index": 1}}
+    assert spec["find_keys"] == {"type": "range", "spec": {"lastkey": 0, "keystep": 1, "limit": 0}}
+
+
+@pytest.mark.parametrize("name", WRITERS)
+def test_writing_variants_key_spec_is_rw_access_update(rd, name):
+    """Redis's rule: INSERT, DELETE and UPDATE are mutually exclusive, and a write that is
+    not purely one of the first two is UPDATE (ZADD and INCRBY declare RW ... UPDATE)."""
+    [spec] = info(rd, name)["key_specifications"]
+    assert sorted(spec["flags"]) == sorted(["RW", "access", "update"])
+
+
+@pytest.mark.parametrize("name", READERS)
+def test_ro_variants_key_spec_is_ro_access(rd, name):
+    [spec] = info(rd, name)["key_specifications"]
+    assert sorted(spec["flags"]) == sorted(["RO", "access"])
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_docs_give_summary_complexity_and_module(rd, name):
+    d = docs(rd, name)
+    assert d["summary"].strip() and d["complexity"].strip()
+    assert d["module"] == "winlimit" and d["group"] == "module"
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_docs_list_the_arguments(rd, name):
+    expected = [
+        {"name": "key", "type": "key", "key_spec_index": 0},
+        {"name": "window_ms", "type": "integer"},
+        {"name": "limit", "type": "integer"},
+        {"name": "cost", "type": "integer", "token": "COST", "flags": ["optional"]},
+    ]
+    if name.startswith("winlimit.fixed"):
+        expected.append({"name": "align", "type": "pure-token", "token": "ALIGN", "flags": ["optional"]})
+    assert docs(rd, name)["arguments"] == expected
