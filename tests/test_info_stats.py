@@ -1,0 +1,86 @@
+"""INFO winlimit: section winlimit_stats, per-command calls/allowed/rejected/errors,
+cleared by CONFIG RESETSTAT."""
+
+import socket
+
+import pytest
+
+from harness import call, error_of
+from support import W
+
+COMMANDS = ["slide", "fixed", "slide_ro", "fixed_ro"]
+FIELDS = ["calls", "allowed", "rejected", "errors"]
+
+
+def info_text(port, section):
+    """The raw INFO reply text (section headers included)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        s.sendall(b"*2\r\n$4\r\nINFO\r\n$%d\r\n%s\r\n" % (len(section), section.encode()))
+        f = s.makefile("rb")
+        header = f.readline()
+        assert header.startswith(b"$"), header
+        return f.read(int(header[1:-2])).decode()
+
+
+def stats(r, command):
+    i = r.info("winlimit")
+    return {field: i[f"winlimit_{command}_{field}"] for field in FIELDS}
+
+
+def delta(r, command, fn):
+    before = stats(r, command)
+    fn()
+    after = stats(r, command)
+    return {field: after[field] - before[field] for field in FIELDS}
+
+
+def test_info_winlimit_has_section_winlimit_stats_with_every_field(server, r):
+    lines = info_text(server.port, "winlimit").splitlines()
+    assert lines[0] == "# winlimit_stats"
+    fields = [line.split(":")[0] for line in lines[1:] if line]
+    assert fields == [f"winlimit_{cmd}_{field}" for cmd in COMMANDS for field in FIELDS]
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_accepted_and_rejected_calls_are_counted(r, command):
+    if command.endswith("_ro"):
+        call(r, command[:-3], "k", W, 2)  # one unit used: _RO with limit 2 accepts COST 1, rejects COST 2
+
+        def run():
+            for _ in range(3):
+                call(r, command, "k", W, 2)
+            for _ in range(2):
+                call(r, command, "k", W, 2, "COST", 2)
+    else:
+        def run():
+            for _ in range(5):
+                call(r, command, "k", W, 3)
+    expected = {"calls": 5, "allowed": 3, "rejected": 2, "errors": 0}
+    assert delta(r, command, run) == expected
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_errors_are_counted_as_calls_and_errors(server, r, command):
+    r.rpush("list", "x")
+
+    def run():
+        assert error_of(server.port, "WINLIMIT." + command.upper(), "k", 0, 5).startswith("ERR window_ms")
+        assert error_of(server.port, "WINLIMIT." + command.upper(), "k", W, 5, "XYZ").startswith("ERR unknown")
+        assert error_of(server.port, "WINLIMIT." + command.upper(), "list", W, 5).startswith("WRONGTYPE")
+    assert delta(r, command, run) == {"calls": 3, "allowed": 0, "rejected": 0, "errors": 3}
+
+
+def test_each_command_counts_only_its_own_calls(r):
+    before = {cmd: stats(r, cmd) for cmd in COMMANDS}
+    call(r, "fixed", "k", W, 3)
+    after = {cmd: stats(r, cmd) for cmd in COMMANDS}
+    assert [cmd for cmd in COMMANDS if after[cmd] != before[cmd]] == ["fixed"]
+
+
+def test_config_resetstat_clears_every_counter(r):
+    for command in COMMANDS:
+        call(r, command, "k" + command, W, 1)
+        call(r, command, "k" + command, W, 0)
+    assert all(stats(r, cmd)["calls"] > 0 for cmd in COMMANDS)
+    r.config_resetstat()
+    assert all(stats(r, cmd) == dict.fromkeys(FIELDS, 0) for cmd in COMMANDS)

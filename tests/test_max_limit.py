@@ -1,0 +1,81 @@
+"""winlimit.max-limit: module argument, CONFIG GET/SET, and the error above it."""
+
+import pytest
+import redis
+
+from harness import RedisServer, call, error_of, snapshot
+from support import W
+
+COMMANDS = ["slide", "fixed", "slide_ro", "fixed_ro"]
+
+
+def max_limit(r):
+    """CONFIG GET winlimit.max-limit, as the text Redis replies."""
+    return r.config_get("winlimit.max-limit")["winlimit.max-limit"]
+
+
+@pytest.fixture(scope="module")
+def small():
+    """A server loaded with `--loadmodule libwinlimit.so max-limit 5`."""
+    s = RedisServer(module_args=["max-limit", "5"])
+    yield s
+    s.stop()
+
+
+@pytest.fixture
+def rs(small):
+    small.client.flushall()
+    small.client.config_set("winlimit.max-limit", 5)
+    return small.client
+
+
+def test_default_is_one_million(r):
+    assert max_limit(r) == "1000000"
+
+
+def test_module_argument_sets_it(rs):
+    assert max_limit(rs) == "5"
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_module_argument_limit_above_it_gets_error_and_writes_nothing(small, rs, command):
+    call(rs, "slide", "s", W, 5)
+    call(rs, "fixed", "f", W, 5)
+    before = snapshot(rs, dump=True)
+    for key in ("s", "f", "new"):
+        assert error_of(small.port, "WINLIMIT." + command.upper(), key, W, 6) == \
+            "ERR limit must be an integer between 0 and 5"
+    assert snapshot(rs, dump=True) == before
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_limit_equal_to_it_is_accepted(rs, command):
+    assert call(rs, command, "k", W, 5)[:2] == (1, 5)
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_config_set_changes_the_bound_at_once(small, rs, command):
+    assert rs.config_set("winlimit.max-limit", 7)
+    assert max_limit(rs) == "7"
+    assert call(rs, command, "k", W, 7)[:2] == (1, 7)
+    assert error_of(small.port, "WINLIMIT." + command.upper(), "k2", W, 8) == \
+        "ERR limit must be an integer between 0 and 7"
+    assert rs.exists("k2") == 0
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "1000000000001", "abc", "1.5"])
+def test_config_set_outside_one_to_ten_to_the_twelve_fails_and_keeps_the_value(rs, value):
+    with pytest.raises(redis.ResponseError):
+        rs.config_set("winlimit.max-limit", value)
+    assert max_limit(rs) == "5"
+
+
+@pytest.mark.parametrize("value", ["1", "1000000000000"])
+def test_config_set_accepts_the_bounds(rs, value):
+    assert rs.config_set("winlimit.max-limit", value)
+    assert max_limit(rs) == value
+
+
+def test_config_set_to_the_upper_bound_allows_that_limit(small, rs):
+    rs.config_set("winlimit.max-limit", 10**12)
+    assert call(rs, "fixed", "k", W, 10**12)[:3] == (1, 10**12, 10**12 - 1)
