@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import csv
 import datetime as dt
+import hashlib
 import io
 import json
 import math
@@ -496,7 +497,7 @@ def write_markdown(path: Path, info: dict, cfg: dict, cs: list[Contender], summa
     L.append("| | |\n|---|---|")
     for k, label in (("nproc", "nproc"), ("cpu", "CPU"), ("memory", "RAM"), ("kernel", "kernel"),
                      ("redis_server", "redis-server"), ("redis_benchmark", "redis-benchmark"),
-                     ("git_commit", "git commit"), ("loadavg_at_start", "load average at start")):
+                     ("git_commit", "git commit"), ("module", "module"), ("loadavg_at_start", "load average at start")):
         L.append(f"| {label} | {info[k]} |")
     L.append("")
     L.append(f"redis-benchmark: {CLIENTS} clients, pipeline {PIPELINE}, `-r {KEYSPACE}`, "
@@ -577,8 +578,8 @@ def write_chart(path: Path, cs: list[Contender], summary: dict, memory: list[dic
     ax.set_yticks(y, names)
     ax.set_xlabel("thousand ops/s (median; whiskers: min..max of rounds)")
     ax.set_title(f"Throughput: redis-benchmark, {CLIENTS} clients, pipeline {PIPELINE}")
-    for yi, v in zip(y, ops):
-        ax.text(v, yi, f" {v:,.0f}k", va="center", fontsize=8)
+    for yi, v, h in zip(y, ops, hi):
+        ax.text(v + h, yi, f"  {v:,.0f}k", va="center", fontsize=8)
     ax.grid(axis="x", alpha=0.3)
     from matplotlib.patches import Patch
     ax.legend(handles=[Patch(color=colors[k], label=lbl) for k, lbl in
@@ -654,6 +655,13 @@ def main() -> int:
         cs = [c for c in cs if c.name in wanted]
 
     info = machine_info(args.redis_server, args.redis_benchmark)
+    if with_module:
+        st = args.module.stat()
+        digest = hashlib.sha256(args.module.read_bytes()).hexdigest()[:12]
+        built = dt.datetime.fromtimestamp(st.st_mtime, dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+        info["module"] = f"{args.module.name}, built {built}, sha256 {digest}"
+    else:
+        info["module"] = "not loaded (--no-module)"
     busy = sh(["sh", "-c", "pgrep -x cargo || pgrep -x rustc || true"])
     if busy:
         print("warning: cargo/rustc is running; figures will be noisy", file=sys.stderr)
