@@ -25,8 +25,9 @@ run: deps build
 bench: deps build
 	$(PY) bench/bench.py
 
-fuzz:
-	PROPTEST_CASES=200000 cargo test --release fuzz_ -- --include-ignored
+fuzz: deps build
+	PROPTEST_CASES=5000000 cargo test --release fuzz_
+	WINLIMIT_FUZZ_CALLS=200000 $(PY) -m pytest -q tests/test_fuzz.py
 
 clean:
 	cargo clean
