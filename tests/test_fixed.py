@@ -160,28 +160,4 @@ def test_counter_without_ttl_is_healed_by_a_rejected_call(r):
 
 # ---- time ----
 
-def test_retry_at_retry_after_is_allowed(r):
-    window = 500
-    fixed(r, "k", window, 2)
-    fixed(r, "k", window, 2)
-    rep = fixed(r, "k", window, 2)
-    assert rep.allowed == 0 and rep.retry_after > 0
-    time.sleep(rep.retry_after / 1000)
-    assert fixed(r, "k", window, 2).allowed == 1
 
-
-def test_key_expires_after_the_window(r):
-    window = 300
-    rep = fixed(r, "k", window, 5)
-    assert 0 < r.pttl("k") <= window
-    time.sleep(rep.reset_after / 1000 + 0.01)
-    assert r.exists("k") == 0
-
-
-def test_count_restarts_in_the_next_window(r):
-    window = 300
-    for _ in range(3):
-        rep = fixed(r, "k", window, 3)
-    time.sleep(rep.reset_after / 1000 + 0.01)
-    assert fixed(r, "k", window, 3) == (1, 3, 2, 0, window)
-    assert r.get("k") == b"1"
