@@ -1,6 +1,5 @@
 """WINLIMIT.FIXED: fixed-window counter in a string key."""
 
-import time
 
 from harness import call, pexpiretime, server_ms
 
