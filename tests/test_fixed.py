@@ -1,6 +1,5 @@
 """WINLIMIT.FIXED: fixed-window counter in a string key."""
 
-
 from harness import call, pexpiretime, server_ms
 
 W = 60000  # long window: nothing expires during a test unless the test waits for that
