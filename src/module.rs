@@ -16,6 +16,8 @@ pub const NAME: &std::ffi::CStr = c"winlimit";
 pub fn load(ctx: *mut raw::RedisModuleCtx, argv: &[*mut raw::RedisModuleString]) -> Result<(), String> {
     let args: Vec<&[u8]> = argv.iter().map(|&a| bytes(a)).collect();
     config::from_module_args(&args)?;
+    // Keys are signalled as modified only when a call writes (see Key::signal_modified).
+    api!(RedisModule_SetModuleOptions(ctx, raw::REDISMODULE_OPTION_NO_IMPLICIT_SIGNAL_MODIFIED as c_int));
 
     for command in Command::ALL {
         let created = api!(RedisModule_CreateCommand(

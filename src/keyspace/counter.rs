@@ -62,6 +62,7 @@ pub fn apply(key: &Key, write: FixedWrite, stored: Option<Counter>) {
         }
         FixedWrite::Heal { expire_at } => key.expire_at(expire_at),
     }
+    key.signal_modified();
 }
 
 /// Writes `value` into the string in place, which keeps the key's expiry.

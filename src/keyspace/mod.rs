@@ -87,6 +87,13 @@ impl Key {
         self.notify(raw::REDISMODULE_NOTIFY_GENERIC, c"del");
     }
 
+    /// Tells WATCH and client-side caching that the key changed. The module turns off
+    /// Redis's implicit signal on closing a writable key, so a call that writes nothing
+    /// (a rejection on a tidy key) leaves watchers alone, as core commands do.
+    pub fn signal_modified(&self) {
+        api!(RedisModule_SignalModifiedKey(self.ctx, self.name));
+    }
+
     /// Fires a keyspace event for this key, as the equivalent core command would.
     pub fn notify(&self, class: c_int, event: &CStr) {
         api!(RedisModule_NotifyKeyspaceEvent(self.ctx, class, event.as_ptr(), self.name));

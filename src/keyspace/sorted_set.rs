@@ -110,6 +110,9 @@ fn to_ms(score: f64) -> i64 {
 
 /// Carries out a plan: the writes, their replication and their keyspace events.
 pub fn apply(key: &Key, plan: &SlidePlan) {
+    if plan.is_noop() {
+        return;
+    }
     if plan.discard_expired {
         key.delete();
     }
@@ -124,6 +127,7 @@ pub fn apply(key: &Key, plan: &SlidePlan) {
             key.expire_at(at);
         }
     }
+    key.signal_modified();
 }
 
 /// Removes every entry scored at or below `cutoff`, as `ZREMRANGEBYSCORE key -inf cutoff`.

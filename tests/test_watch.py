@@ -1,0 +1,48 @@
+"""WATCH sees a WINLIMIT call as a write only when it writes, like core commands."""
+
+import pytest
+import redis
+
+from harness import call
+
+WRITE_CALLS = {
+    "slide accepted": ("slide", 60000, 5),
+    "fixed accepted": ("fixed", 60000, 5),
+}
+QUIET_CALLS = {
+    "slide rejected": ("slide", 60000, 1),
+    "fixed rejected": ("fixed", 60000, 1),
+    "slide_ro": ("slide_ro", 60000, 5),
+    "fixed_ro": ("fixed_ro", 60000, 5),
+}
+
+
+def transaction_after(r, key, command, window, limit):
+    """WATCH key, let another client call the command, then try a transaction."""
+    watcher = redis.Redis(port=r.connection_pool.connection_kwargs["port"])
+    try:
+        pipe = watcher.pipeline()
+        pipe.watch(key)
+        call(r, command, key, window, limit)
+        pipe.multi()
+        pipe.set("marker", "1")
+        pipe.execute()
+        return True
+    except redis.WatchError:
+        return False
+    finally:
+        watcher.close()
+
+
+@pytest.mark.parametrize("command, window, limit", WRITE_CALLS.values(), ids=WRITE_CALLS.keys())
+def test_a_call_that_writes_aborts_transactions_watching_the_key(r, command, window, limit):
+    algorithm = command.split("_")[0]
+    call(r, algorithm, "k", window, 1)  # the key exists, with room left under limit 5
+    assert transaction_after(r, "k", command, window, limit) is False
+
+
+@pytest.mark.parametrize("command, window, limit", QUIET_CALLS.values(), ids=QUIET_CALLS.keys())
+def test_a_call_that_writes_nothing_leaves_watchers_alone(r, command, window, limit):
+    algorithm = command.split("_")[0]
+    call(r, algorithm, "k", window, 1)  # full under limit 1, tidy: a rejection changes nothing
+    assert transaction_after(r, "k", command, window, limit) is True
