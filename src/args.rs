@@ -55,12 +55,8 @@ pub fn parse(args: &[&[u8]], algorithm: Algorithm, max_limit: i64) -> Result<Req
         // The caller checks arity first; treat a short list as a missing window.
         return Err(ArgError::Window);
     };
-    let window_ms = parse_int(window)
-        .filter(|w| (1..=MAX_WINDOW_MS).contains(w))
-        .ok_or(ArgError::Window)?;
-    let limit = parse_int(limit)
-        .filter(|l| (0..=max_limit).contains(l))
-        .ok_or(ArgError::Limit { max_limit })?;
+    let window_ms = parse_int(window).filter(|w| (1..=MAX_WINDOW_MS).contains(w)).ok_or(ArgError::Window)?;
+    let limit = parse_int(limit).filter(|l| (0..=max_limit).contains(l)).ok_or(ArgError::Limit { max_limit })?;
 
     let mut cost = None;
     let mut align = false;
@@ -89,8 +85,7 @@ pub fn parse(args: &[&[u8]], algorithm: Algorithm, max_limit: i64) -> Result<Req
 fn printable(arg: &[u8]) -> String {
     const MAX_CHARS: usize = 64;
     let text = String::from_utf8_lossy(arg);
-    let mut shown: String =
-        text.chars().take(MAX_CHARS).map(|c| if c.is_control() { '?' } else { c }).collect();
+    let mut shown: String = text.chars().take(MAX_CHARS).map(|c| if c.is_control() { '?' } else { c }).collect();
     if text.chars().count() > MAX_CHARS {
         shown.push_str("...");
     }
@@ -141,10 +136,7 @@ mod tests {
 
     #[test]
     fn window_and_limit_with_default_cost() {
-        assert_eq!(
-            slide(&["1000", "3"]),
-            Ok(Request { window_ms: 1000, limit: 3, cost: 1, align: false })
-        );
+        assert_eq!(slide(&["1000", "3"]), Ok(Request { window_ms: 1000, limit: 3, cost: 1, align: false }));
     }
 
     #[test]
@@ -180,10 +172,7 @@ mod tests {
 
     #[test]
     fn options_may_not_repeat() {
-        assert_eq!(
-            slide(&["10", "1", "COST", "1", "cost", "1"]),
-            Err(ArgError::RepeatedOption("COST"))
-        );
+        assert_eq!(slide(&["10", "1", "COST", "1", "cost", "1"]), Err(ArgError::RepeatedOption("COST")));
         assert_eq!(fixed(&["10", "1", "ALIGN", "align"]), Err(ArgError::RepeatedOption("ALIGN")));
     }
 
@@ -209,14 +198,8 @@ mod tests {
 
     #[test]
     fn error_texts_name_the_argument() {
-        assert_eq!(
-            ArgError::Window.to_string(),
-            "ERR window_ms must be an integer between 1 and 1000000000000"
-        );
-        assert_eq!(
-            ArgError::Limit { max_limit: 7 }.to_string(),
-            "ERR limit must be an integer between 0 and 7"
-        );
+        assert_eq!(ArgError::Window.to_string(), "ERR window_ms must be an integer between 1 and 1000000000000");
+        assert_eq!(ArgError::Limit { max_limit: 7 }.to_string(), "ERR limit must be an integer between 0 and 7");
         assert_eq!(ArgError::RepeatedOption("COST").to_string(), "ERR option 'COST' given more than once");
     }
 

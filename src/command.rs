@@ -63,16 +63,32 @@ impl Command {
 
     /// The raw handler Redis calls.
     pub fn handler(self) -> raw::RedisModuleCmdFunc {
-        extern "C" fn slide(ctx: *mut raw::RedisModuleCtx, argv: *mut *mut raw::RedisModuleString, argc: c_int) -> c_int {
+        extern "C" fn slide(
+            ctx: *mut raw::RedisModuleCtx,
+            argv: *mut *mut raw::RedisModuleString,
+            argc: c_int,
+        ) -> c_int {
             handle(Command::Slide, ctx, argv, argc)
         }
-        extern "C" fn fixed(ctx: *mut raw::RedisModuleCtx, argv: *mut *mut raw::RedisModuleString, argc: c_int) -> c_int {
+        extern "C" fn fixed(
+            ctx: *mut raw::RedisModuleCtx,
+            argv: *mut *mut raw::RedisModuleString,
+            argc: c_int,
+        ) -> c_int {
             handle(Command::Fixed, ctx, argv, argc)
         }
-        extern "C" fn slide_ro(ctx: *mut raw::RedisModuleCtx, argv: *mut *mut raw::RedisModuleString, argc: c_int) -> c_int {
+        extern "C" fn slide_ro(
+            ctx: *mut raw::RedisModuleCtx,
+            argv: *mut *mut raw::RedisModuleString,
+            argc: c_int,
+        ) -> c_int {
             handle(Command::SlideRo, ctx, argv, argc)
         }
-        extern "C" fn fixed_ro(ctx: *mut raw::RedisModuleCtx, argv: *mut *mut raw::RedisModuleString, argc: c_int) -> c_int {
+        extern "C" fn fixed_ro(
+            ctx: *mut raw::RedisModuleCtx,
+            argv: *mut *mut raw::RedisModuleString,
+            argc: c_int,
+        ) -> c_int {
             handle(Command::FixedRo, ctx, argv, argc)
         }
         Some(match self {
@@ -111,7 +127,11 @@ fn handle(
     }
 }
 
-fn run(command: Command, ctx: *mut raw::RedisModuleCtx, argv: &[*mut raw::RedisModuleString]) -> Result<Verdict, CommandError> {
+fn run(
+    command: Command,
+    ctx: *mut raw::RedisModuleCtx,
+    argv: &[*mut raw::RedisModuleString],
+) -> Result<Verdict, CommandError> {
     let [_, key_name, rest @ ..] = argv else { return Err(CommandError::Arity) };
     if rest.len() < 2 {
         return Err(CommandError::Arity);

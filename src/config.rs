@@ -49,7 +49,9 @@ pub fn from_module_args(args: &[&[u8]]) -> Result<(), String> {
 /// where it does not (the module argument still works there).
 pub fn register(ctx: *mut raw::RedisModuleCtx) -> bool {
     // SAFETY: reading function pointers the server set at load time.
-    let (Some(register), Some(load)) = (unsafe { raw::RedisModule_RegisterNumericConfig }, unsafe { raw::RedisModule_LoadConfigs }) else {
+    let (Some(register), Some(load)) =
+        (unsafe { raw::RedisModule_RegisterNumericConfig }, unsafe { raw::RedisModule_LoadConfigs })
+    else {
         return false;
     };
     let (min, max) = MAX_LIMIT_RANGE;

@@ -46,24 +46,25 @@ pub fn decide(now: i64, request: &Request, mode: Mode, stored: Option<Counter>) 
     let count_after = if records { count + request.cost } else { count };
     let time_left = window_end.saturating_sub(now);
 
+    let retry_after_ms = if allowed {
+        0
+    } else if request.can_never_fit() {
+        NEVER
+    } else {
+        time_left
+    };
     let verdict = Verdict {
         allowed,
         limit: request.limit,
         remaining: remaining(request.limit, count_after),
-        retry_after_ms: match () {
-            _ if allowed => 0,
-            _ if request.can_never_fit() => NEVER,
-            _ => time_left,
-        },
+        retry_after_ms,
         reset_after_ms: if count_after > 0 { time_left } else { 0 },
     };
 
     let missing_expiry = live.is_some_and(|c| c.expires_at.is_none()).then_some(window_end);
     let write = match (mode, live) {
         (Mode::Peek, _) => None,
-        (Mode::Record, None) if records => {
-            Some(FixedWrite::Create { count: request.cost, expire_at: window_end })
-        }
+        (Mode::Record, None) if records => Some(FixedWrite::Create { count: request.cost, expire_at: window_end }),
         (Mode::Record, Some(_)) if records => {
             Some(FixedWrite::Increment { by: request.cost, expire_at: missing_expiry })
         }

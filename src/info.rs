@@ -14,7 +14,9 @@ pub extern "C" fn info(ctx: *mut raw::RedisModuleInfoCtx, _for_crash_report: c_i
     for command in Command::ALL {
         let short = command.name().to_str().unwrap_or_default().trim_start_matches("winlimit.");
         let s = stats::of(command);
-        for (field, counter) in [("calls", &s.calls), ("allowed", &s.allowed), ("rejected", &s.rejected), ("errors", &s.errors)] {
+        for (field, counter) in
+            [("calls", &s.calls), ("allowed", &s.allowed), ("rejected", &s.rejected), ("errors", &s.errors)]
+        {
             let name = std::ffi::CString::new(format!("{short}_{field}")).unwrap_or_default();
             let value = counter.load(std::sync::atomic::Ordering::Relaxed);
             api!(RedisModule_InfoAddFieldULongLong(ctx, name.as_ptr(), value));

@@ -9,19 +9,19 @@
 //! call, [`reply`] answers, and [`module`] registers it all with [`command_info`],
 //! [`config`], [`info`] and [`stats`].
 
-pub mod args;
-pub mod command;
-pub mod command_info;
-pub mod config;
-pub mod fixed;
-pub mod info;
-pub mod keyspace;
-pub mod module;
-pub mod reply;
-pub mod request;
-pub mod slide;
-pub mod stats;
-pub mod verdict;
+mod args;
+mod command;
+mod command_info;
+mod config;
+mod fixed;
+mod info;
+mod keyspace;
+mod module;
+mod reply;
+mod request;
+mod slide;
+mod stats;
+mod verdict;
 
 use std::os::raw::c_int;
 
@@ -47,11 +47,17 @@ pub unsafe extern "C" fn RedisModule_OnLoad(
     argc: c_int,
 ) -> c_int {
     // Nothing may allocate before Init: the allocator is Redis's.
-    let init = unsafe { raw::Export_RedisModule_Init(ctx, module::NAME.as_ptr(), VERSION, raw::REDISMODULE_APIVER_1 as c_int) };
+    let init = unsafe {
+        raw::Export_RedisModule_Init(ctx, module::NAME.as_ptr(), VERSION, raw::REDISMODULE_APIVER_1 as c_int)
+    };
     if init == raw::Status::Err as c_int {
         return raw::Status::Err as c_int;
     }
-    let argv = if argv.is_null() { &[][..] } else { unsafe { std::slice::from_raw_parts(argv, usize::try_from(argc).unwrap_or(0)) } };
+    let argv = if argv.is_null() {
+        &[][..]
+    } else {
+        unsafe { std::slice::from_raw_parts(argv, usize::try_from(argc).unwrap_or(0)) }
+    };
     match std::panic::catch_unwind(|| module::load(ctx, argv)) {
         Ok(Ok(())) => raw::Status::Ok as c_int,
         Ok(Err(message)) => {

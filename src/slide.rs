@@ -60,10 +60,7 @@ pub struct SlidePlan {
 impl SlidePlan {
     /// True when carrying out the plan changes nothing.
     pub fn is_noop(&self) -> bool {
-        !self.discard_expired
-            && self.trim_through.is_none()
-            && self.append.is_none()
-            && self.expire_at.is_none()
+        !self.discard_expired && self.trim_through.is_none() && self.append.is_none() && self.expire_at.is_none()
     }
 }
 
@@ -101,11 +98,7 @@ pub fn decide(now: i64, request: &Request, mode: Mode, log: &impl LogView) -> Sl
 
     let records = allowed && mode == Mode::Record;
     let newest_counted = newest.map(|e| e.score).filter(|_| counted > 0);
-    let newest_after = if records {
-        Some(newest_counted.map_or(now, |t| t.max(now)))
-    } else {
-        newest_counted
-    };
+    let newest_after = if records { Some(newest_counted.map_or(now, |t| t.max(now))) } else { newest_counted };
     let reset_after_ms = newest_after.map_or(0, |t| t.saturating_add(window).saturating_sub(now));
     let used = if records { counted + request.cost } else { counted };
 

@@ -19,7 +19,12 @@ static STATS: [CommandStats; 4] = [const { CommandStats::new() }; 4];
 
 impl CommandStats {
     const fn new() -> Self {
-        CommandStats { calls: AtomicU64::new(0), allowed: AtomicU64::new(0), rejected: AtomicU64::new(0), errors: AtomicU64::new(0) }
+        CommandStats {
+            calls: AtomicU64::new(0),
+            allowed: AtomicU64::new(0),
+            rejected: AtomicU64::new(0),
+            errors: AtomicU64::new(0),
+        }
     }
 
     fn reset(&self) {

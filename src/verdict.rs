@@ -22,13 +22,7 @@ pub const NEVER: i64 = -1;
 impl Verdict {
     /// The reply array, in wire order.
     pub fn to_array(self) -> [i64; 5] {
-        [
-            i64::from(self.allowed),
-            self.limit,
-            self.remaining,
-            self.retry_after_ms,
-            self.reset_after_ms,
-        ]
+        [i64::from(self.allowed), self.limit, self.remaining, self.retry_after_ms, self.reset_after_ms]
     }
 }
 

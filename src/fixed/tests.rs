@@ -62,7 +62,14 @@ fn three_before_and_three_after_an_aligned_hour_are_all_allowed() {
     let hour = 3_600_000;
     let mut key = MemoryCounter::default();
     let r = aligned(hour, 3);
-    let times = [2 * hour - 60_000, 2 * hour - 59_999, 2 * hour - 59_998, 2 * hour + 60_000, 2 * hour + 60_001, 2 * hour + 60_002];
+    let times = [
+        2 * hour - 60_000,
+        2 * hour - 59_999,
+        2 * hour - 59_998,
+        2 * hour + 60_000,
+        2 * hour + 60_001,
+        2 * hour + 60_002,
+    ];
     let accepted = times.iter().filter(|&&t| key.call(t, &r, Mode::Record).allowed).count();
     assert_eq!(accepted, 6);
 }

@@ -50,7 +50,8 @@ impl LogView for SortedSetLog<'_> {
             return None;
         }
         let ok = raw::Status::Ok as c_int;
-        let found = api!(RedisModule_ZsetLastInScoreRange(self.key.handle(), f64::NEG_INFINITY, f64::INFINITY, 0, 0)) == ok;
+        let found =
+            api!(RedisModule_ZsetLastInScoreRange(self.key.handle(), f64::NEG_INFINITY, f64::INFINITY, 0, 0)) == ok;
         let entry = found
             .then(|| current(self.key))
             .flatten()
@@ -156,7 +157,14 @@ fn trim_through(key: &Key, cutoff: i64) {
     }
     // SAFETY: the format matches the arguments: a module string, a C string, a long long.
     unsafe {
-        replicate()(key.ctx(), c"ZREMRANGEBYSCORE".as_ptr(), c"scl".as_ptr(), key.name(), c"-inf".as_ptr(), cutoff as c_longlong)
+        replicate()(
+            key.ctx(),
+            c"ZREMRANGEBYSCORE".as_ptr(),
+            c"scl".as_ptr(),
+            key.name(),
+            c"-inf".as_ptr(),
+            cutoff as c_longlong,
+        )
     };
     key.notify(raw::REDISMODULE_NOTIFY_ZSET as c_int, c"zremrangebyscore");
     if key.kind() == KeyKind::Missing {
