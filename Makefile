@@ -1,7 +1,7 @@
 # winlimit: build, test and run the Redis module.
 PY := .venv/bin/python
 
-.PHONY: all build deps test unit itest run bench fuzz clean
+.PHONY: all build deps test unit itest itest-valkey run bench fuzz clean
 
 all: build
 
@@ -11,13 +11,19 @@ build:
 deps:
 	scripts/install-deps.sh
 
-test: deps build unit itest
+test: deps build unit itest itest-valkey
 
 unit:
 	cargo test --release
 
 itest:
 	$(PY) -m pytest -q tests/
+
+# The same integration tests on Valkey (Debian backports, unpacked under .cache/).
+VALKEY := $(CURDIR)/.cache/valkey/usr/bin
+itest-valkey:
+	scripts/fetch-valkey.sh
+	WINLIMIT_SERVER_BIN=$(VALKEY)/valkey-server WINLIMIT_CLI_BIN=$(VALKEY)/valkey-cli $(PY) -m pytest -q tests/
 
 run: deps build
 	redis-server redis.conf.example
@@ -31,4 +37,4 @@ fuzz: deps build
 
 clean:
 	cargo clean
-	rm -rf tests/.tmp bench/.tmp .pytest_cache
+	rm -rf tests/.tmp bench/.tmp .pytest_cache .cache

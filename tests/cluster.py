@@ -11,6 +11,7 @@ import time
 import redis
 from redis.cluster import RedisCluster
 
+import harness
 from harness import RedisServer, free_port
 
 READY_TIMEOUT = 30.0
@@ -28,7 +29,7 @@ class Cluster:
                 ]))
             addrs = [f"127.0.0.1:{n.port}" for n in self.nodes]
             done = subprocess.run(
-                ["redis-cli", "--cluster", "create", *addrs, "--cluster-replicas", "0", "--cluster-yes"],
+                [harness.CLI_BIN, "--cluster", "create", *addrs, "--cluster-replicas", "0", "--cluster-yes"],
                 stdin=subprocess.DEVNULL, capture_output=True, timeout=60)
             if done.returncode != 0:
                 raise RuntimeError("redis-cli --cluster create failed:\n"

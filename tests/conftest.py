@@ -1,8 +1,15 @@
 """pytest fixtures: one module-loaded redis-server per test file, flushed before each test."""
 
+import subprocess
+
 import pytest
 
 import harness
+
+
+def pytest_report_header(config):
+    version = subprocess.run([harness.SERVER_BIN, "--version"], capture_output=True, text=True).stdout.strip()
+    return f"server under test: {harness.SERVER_BIN}: {version}"
 
 
 def pytest_sessionstart(session):

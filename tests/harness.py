@@ -21,6 +21,10 @@ from redis.retry import Retry
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TMP_ROOT = os.path.join(REPO, "tests", ".tmp")
+# The server under test: Debian's redis-server by default; WINLIMIT_SERVER_BIN (and
+# WINLIMIT_CLI_BIN for cluster set-up) select another, e.g. Valkey (`make test-valkey`).
+SERVER_BIN = os.environ.get("WINLIMIT_SERVER_BIN", "redis-server")
+CLI_BIN = os.environ.get("WINLIMIT_CLI_BIN", "redis-cli")
 START_TIMEOUT = 10.0
 STOP_TIMEOUT = 10.0
 
@@ -68,7 +72,7 @@ class RedisServer:
         return self.proc.pid if self.proc else None
 
     def _command(self, port):
-        cmd = ["redis-server", "--port", str(port), "--bind", "127.0.0.1",
+        cmd = [SERVER_BIN, "--port", str(port), "--bind", "127.0.0.1",
                "--save", "", "--appendonly", "no", "--dir", self.dir,
                "--repl-diskless-sync-delay", "0"]
         if self.module:

@@ -6,7 +6,8 @@ from harness import call, server_ms, snapshot
 from support import W, raw_error
 
 COMMANDS = ["slide", "fixed", "slide_ro", "fixed_ro"]
-NOPERM = "NOPERM this user has no permissions to access one of the keys used as arguments"
+# The error is the server's own; its wording after the code differs between Redis and Valkey.
+NOPERM = "NOPERM "
 LIMITED = ("lim", "pw")     # ~rl:* +@all
 READER = ("reader", "pw")   # %R~rl:* +@all
 
@@ -41,7 +42,7 @@ def test_user_limited_to_rl_keys_gets_noperm_on_other_keys_and_nothing_is_writte
     before = snapshot(admin, dump=True)
     for key in (key_for(command, "other:"), "other:new"):
         assert raw_error(acl_server.port, "WINLIMIT." + command.upper(), key, W, 5,
-                         auth=LIMITED) == NOPERM
+                         auth=LIMITED).startswith(NOPERM)
     assert snapshot(admin, dump=True) == before
 
 
@@ -66,5 +67,5 @@ def test_read_only_key_permission_refuses_the_writing_variants_and_nothing_is_wr
     before = snapshot(admin, dump=True)
     for key in (key_for(command, "rl:"), "rl:new"):
         assert raw_error(acl_server.port, "WINLIMIT." + command.upper(), key, W, 5,
-                         auth=READER) == NOPERM
+                         auth=READER).startswith(NOPERM)
     assert snapshot(admin, dump=True) == before

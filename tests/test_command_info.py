@@ -95,4 +95,7 @@ def test_docs_list_the_arguments(rd, name):
     ]
     if name.startswith("winlimit.fixed"):
         expected.append({"name": "align", "type": "pure-token", "token": "ALIGN", "flags": ["optional"]})
-    assert docs(rd, name)["arguments"] == expected
+    # Newer servers add a display_text that defaults to the name; Redis 7.0 has none.
+    arguments = [{k: v for k, v in arg.items() if (k, v) != ("display_text", arg["name"])}
+                 for arg in docs(rd, name)["arguments"]]
+    assert arguments == expected
