@@ -61,6 +61,17 @@ impl Command {
         }
     }
 
+    /// ACL categories, as the core commands these replace have them: ACL rules such as
+    /// `-@write` or `+@sortedset` then cover the module's commands too.
+    pub fn acl_categories(self) -> &'static std::ffi::CStr {
+        match self {
+            Command::Slide => c"write sortedset slow",
+            Command::Fixed => c"write string fast",
+            Command::SlideRo => c"read sortedset slow",
+            Command::FixedRo => c"read string fast",
+        }
+    }
+
     /// The raw handler Redis calls.
     pub fn handler(self) -> raw::RedisModuleCmdFunc {
         extern "C" fn slide(

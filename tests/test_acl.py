@@ -69,3 +69,46 @@ def test_read_only_key_permission_refuses_the_writing_variants_and_nothing_is_wr
         assert raw_error(acl_server.port, "WINLIMIT." + command.upper(), key, W, 5,
                          auth=READER).startswith(NOPERM)
     assert snapshot(admin, dump=True) == before
+
+
+# ---- ACL categories: Redis 7.2+ and Valkey let modules join them; Redis 7.0 does not ----
+
+CATEGORIES = {
+    "slide": {"@write", "@sortedset", "@slow"},
+    "fixed": {"@write", "@string", "@fast"},
+    "slide_ro": {"@read", "@sortedset", "@slow"},
+    "fixed_ro": {"@read", "@string", "@fast"},
+}
+NO_WRITE = ("nowrite", "pw")  # +@all -@write
+
+
+def server_has_module_acl_categories(r):
+    version = r.info("server")["redis_version"]
+    return tuple(int(part) for part in version.split(".")[:2]) >= (7, 2)
+
+
+def acl_categories(r, command):
+    info = r.execute_command("COMMAND", "INFO", "winlimit." + command)["winlimit." + command]
+    return {c.decode() if isinstance(c, bytes) else c for c in info["acl_categories"]}
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_commands_belong_to_the_acl_categories_of_the_core_commands_they_replace(server, command):
+    r = server.client
+    expected = CATEGORIES[command] if server_has_module_acl_categories(r) else set()
+    assert acl_categories(r, command) == expected
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_a_user_denied_at_write_may_only_run_the_read_only_variants(server, command):
+    r = server.client
+    if not server_has_module_acl_categories(r):
+        pytest.skip("Redis 7.0 has no ACL categories for module commands")
+    r.execute_command("ACL", "SETUSER", NO_WRITE[0], "on", ">" + NO_WRITE[1], "~*", "+@all", "-@write")
+    r.flushall()
+    error = raw_error(server.port, "WINLIMIT." + command.upper(), "rl:k", W, 5, auth=NO_WRITE)
+    if command.endswith("_ro"):
+        assert error is None
+    else:
+        assert error is not None and error.startswith("NOPERM ")
+        assert r.exists("rl:k") == 0
