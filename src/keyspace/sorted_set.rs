@@ -172,9 +172,13 @@ fn trim_through(key: &Key, cutoff: i64) {
     }
 }
 
-/// Adds `append.count` entries with fresh members, replicated as one
-/// `ZADD key score member ...`. A member that already exists (a foreign log may hold
-/// anything) is skipped, never overwritten.
+/// Members per replicated `ZADD`: a large `COST` is replicated as several commands (all in
+/// the call's MULTI/EXEC), so neither this call nor a replica holds one huge argument list.
+const MEMBERS_PER_ZADD: i64 = 1024;
+
+/// Adds `append.count` entries with fresh members, replicated as `ZADD key score member ...`.
+/// A member that already exists (a foreign log may hold anything) is skipped, never
+/// overwritten.
 fn add(key: &Key, append: Append) {
     let ctx = key.ctx();
     let mut next = append.first_member;
@@ -198,10 +202,15 @@ fn add(key: &Key, append: Append) {
         };
     } else {
         let score = OwnedString::from_i64(ctx, append.score);
-        let members: Vec<OwnedString> = (0..append.count).map(|_| fresh_member()).collect();
-        let argv: Vec<*mut raw::RedisModuleString> = members.iter().flat_map(|m| [score.0, m.0]).collect();
-        // SAFETY: "sv" is a module string followed by an array of module strings and its length.
-        unsafe { replicate()(ctx, c"ZADD".as_ptr(), c"sv".as_ptr(), key.name(), argv.as_ptr(), argv.len()) };
+        let mut left = append.count;
+        while left > 0 {
+            let chunk = left.min(MEMBERS_PER_ZADD);
+            left -= chunk;
+            let members: Vec<OwnedString> = (0..chunk).map(|_| fresh_member()).collect();
+            let argv: Vec<*mut raw::RedisModuleString> = members.iter().flat_map(|m| [score.0, m.0]).collect();
+            // SAFETY: "sv" is a module string followed by an array of module strings and its length.
+            unsafe { replicate()(ctx, c"ZADD".as_ptr(), c"sv".as_ptr(), key.name(), argv.as_ptr(), argv.len()) };
+        }
     }
     key.notify(raw::REDISMODULE_NOTIFY_ZSET as c_int, c"zadd");
 }
