@@ -17,13 +17,14 @@ use crate::{config, fixed, reply, slide, stats};
 /// One of the module's commands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Command {
-    Slide,
-    Fixed,
-    SlideRo,
-    FixedRo,
+    Slide = 0,
+    Fixed = 1,
+    SlideRo = 2,
+    FixedRo = 3,
 }
 
 impl Command {
+    /// Every command, each at the index of its discriminant.
     pub const ALL: [Command; 4] = [Command::Slide, Command::Fixed, Command::SlideRo, Command::FixedRo];
 
     pub fn name(self) -> &'static std::ffi::CStr {
@@ -72,41 +73,20 @@ impl Command {
         }
     }
 
-    /// The raw handler Redis calls.
+    /// The raw handler Redis calls: one C entry point per command.
     pub fn handler(self) -> raw::RedisModuleCmdFunc {
-        extern "C" fn slide(
+        extern "C" fn entry<const INDEX: usize>(
             ctx: *mut raw::RedisModuleCtx,
             argv: *mut *mut raw::RedisModuleString,
             argc: c_int,
         ) -> c_int {
-            handle(Command::Slide, ctx, argv, argc)
-        }
-        extern "C" fn fixed(
-            ctx: *mut raw::RedisModuleCtx,
-            argv: *mut *mut raw::RedisModuleString,
-            argc: c_int,
-        ) -> c_int {
-            handle(Command::Fixed, ctx, argv, argc)
-        }
-        extern "C" fn slide_ro(
-            ctx: *mut raw::RedisModuleCtx,
-            argv: *mut *mut raw::RedisModuleString,
-            argc: c_int,
-        ) -> c_int {
-            handle(Command::SlideRo, ctx, argv, argc)
-        }
-        extern "C" fn fixed_ro(
-            ctx: *mut raw::RedisModuleCtx,
-            argv: *mut *mut raw::RedisModuleString,
-            argc: c_int,
-        ) -> c_int {
-            handle(Command::FixedRo, ctx, argv, argc)
+            handle(Command::ALL[INDEX], ctx, argv, argc)
         }
         Some(match self {
-            Command::Slide => slide,
-            Command::Fixed => fixed,
-            Command::SlideRo => slide_ro,
-            Command::FixedRo => fixed_ro,
+            Command::Slide => entry::<{ Command::Slide as usize }>,
+            Command::Fixed => entry::<{ Command::Fixed as usize }>,
+            Command::SlideRo => entry::<{ Command::SlideRo as usize }>,
+            Command::FixedRo => entry::<{ Command::FixedRo as usize }>,
         })
     }
 }
@@ -181,5 +161,17 @@ fn run(
             Ok(plan.verdict)
         }
         _ => Err(CommandError::WrongType),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Command;
+
+    #[test]
+    fn each_command_sits_at_its_own_index_in_all() {
+        for (index, command) in Command::ALL.into_iter().enumerate() {
+            assert_eq!(command as usize, index, "{command:?}");
+        }
     }
 }

@@ -34,15 +34,6 @@ impl CommandStats {
     }
 }
 
-fn index(command: Command) -> usize {
-    match command {
-        Command::Slide => 0,
-        Command::Fixed => 1,
-        Command::SlideRo => 2,
-        Command::FixedRo => 3,
-    }
-}
-
 /// Counts one call by its outcome.
 pub fn record(command: Command, outcome: &Result<Verdict, CommandError>) {
     let stats = of(command);
@@ -56,7 +47,7 @@ pub fn record(command: Command, outcome: &Result<Verdict, CommandError>) {
 }
 
 pub fn of(command: Command) -> &'static CommandStats {
-    &STATS[index(command)]
+    &STATS[command as usize]
 }
 
 /// Clears every counter, as `CONFIG RESETSTAT` does for Redis's own statistics.

@@ -134,20 +134,6 @@ def test_cost_above_remaining_is_rejected_and_records_nothing(r):
     assert r.zcard("k") == 4
 
 
-def test_cost_above_limit_gives_retry_after_minus_one(r):
-    assert slide(r, "k", W, 3, "COST", 4) == (0, 3, 3, -1, 0)
-    assert r.exists("k") == 0
-    slide(r, "k", W, 3)
-    rep = slide(r, "k", W, 3, "COST", 4)
-    assert (rep.allowed, rep.remaining, rep.retry_after) == (0, 2, -1)
-    assert 0 < rep.reset_after <= W
-
-
-def test_limit_zero_rejects_everything(r):
-    assert slide(r, "k", W, 0) == (0, 0, 0, -1, 0)
-    assert r.exists("k") == 0
-
-
 def test_limit_below_counted_gives_remaining_zero(r):
     for _ in range(5):
         slide(r, "k", W, 10)

@@ -1,7 +1,8 @@
-"""What both algorithms promise about time, shown on short windows.
+"""What WINLIMIT.SLIDE and WINLIMIT.FIXED promise alike.
 
-Waits come from the replies' own timing fields (retry_after_ms, reset_after_ms); sleeping a
-little longer than asked is fine, since each promise holds "at or after".
+Timing is shown on short windows; waits come from the replies' own timing fields
+(retry_after_ms, reset_after_ms), and sleeping a little longer than asked is fine, since each
+promise holds "at or after".
 """
 
 import time
@@ -11,6 +12,7 @@ import pytest
 from harness import call
 
 ALGORITHMS = ["slide", "fixed"]
+W = 60000  # long window: nothing expires during the edge-case tests
 
 
 def units_stored(r, algorithm, key):
@@ -45,3 +47,21 @@ def test_the_full_limit_is_available_again_after_the_window(r, algorithm):
     time.sleep(rep.reset_after / 1000 + 0.01)
     assert call(r, algorithm, "k", window, 3) == (1, 3, 2, 0, window)
     assert units_stored(r, algorithm, "k") == 1
+
+
+# ---- edge cases ----
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_cost_above_limit_can_never_succeed(r, algorithm):
+    assert call(r, algorithm, "k", W, 3, "COST", 4) == (0, 3, 3, -1, 0)
+    assert r.exists("k") == 0
+    call(r, algorithm, "k", W, 3)
+    rep = call(r, algorithm, "k", W, 3, "COST", 4)
+    assert (rep.allowed, rep.remaining, rep.retry_after) == (0, 2, -1)
+    assert 0 < rep.reset_after <= W
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_limit_zero_rejects_everything_and_records_nothing(r, algorithm):
+    assert call(r, algorithm, "k", W, 0) == (0, 0, 0, -1, 0)
+    assert r.exists("k") == 0
