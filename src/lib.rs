@@ -21,6 +21,8 @@ mod reply;
 mod request;
 mod slide;
 mod stats;
+#[cfg(test)]
+mod test_support;
 mod verdict;
 
 use std::os::raw::c_int;

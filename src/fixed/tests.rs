@@ -1,6 +1,7 @@
 //! The fixed counter against an in-memory key, and against a brute-force model.
 
 use super::*;
+use crate::test_support::edgy_i64;
 use proptest::prelude::*;
 
 /// A string key stand-in: the counter with its expiry, gone once expired.
@@ -197,13 +198,13 @@ proptest! {
 
     #[test]
     fn fuzz_decide_never_panics(
-        now in any::<i64>(),
+        now in edgy_i64(),
         window in 1i64..=crate::args::MAX_WINDOW_MS,
         limit in 0i64..=i64::MAX,
         cost in 1i64..=i64::MAX,
         align in any::<bool>(),
         count in 0i64..=i64::MAX,
-        expires_at in any::<Option<i64>>(),
+        expires_at in proptest::option::of(edgy_i64()),
         exists in any::<bool>(),
         mode in prop_oneof![Just(Mode::Record), Just(Mode::Peek)],
     ) {

@@ -1,6 +1,7 @@
 //! The sliding log against an in-memory store, and against a brute-force model.
 
 use super::*;
+use crate::test_support::edgy_i64;
 use proptest::prelude::*;
 
 /// A sorted-set stand-in: entries sorted by score, plus the key's expiry.
@@ -352,13 +353,13 @@ proptest! {
 
     #[test]
     fn fuzz_decide_never_panics(
-        now in any::<i64>(),
+        now in edgy_i64(),
         window in 1i64..=crate::args::MAX_WINDOW_MS,
         limit in 0i64..=i64::MAX,
         cost in 1i64..=i64::MAX,
-        mut scores in proptest::collection::vec(any::<i64>(), 0..16),
-        member in any::<Option<i64>>(),
-        expires_at in any::<Option<i64>>(),
+        mut scores in proptest::collection::vec(edgy_i64(), 0..16),
+        member in proptest::option::of(edgy_i64()),
+        expires_at in proptest::option::of(edgy_i64()),
         mode in prop_oneof![Just(Mode::Record), Just(Mode::Peek)],
     ) {
         scores.sort_unstable();
