@@ -14,6 +14,9 @@ pub const NAME: &std::ffi::CStr = c"winlimit";
 /// Registers everything once `RedisModule_Init` has succeeded. A failure is logged and
 /// refuses the load.
 pub fn load(ctx: *mut raw::RedisModuleCtx, argv: &[*mut raw::RedisModuleString]) -> Result<(), String> {
+    // A panic is caught by the command handler and answered with an error; its message
+    // belongs in the server log, wherever that is, not on stderr.
+    std::panic::set_hook(Box::new(|panic| log(std::ptr::null_mut(), c"warning", &format!("winlimit: {panic}"))));
     let args: Vec<&[u8]> = argv.iter().map(|&a| bytes(a)).collect();
     config::from_module_args(&args)?;
     // Keys are signalled as modified only when a call writes (see Key::signal_modified).
@@ -64,7 +67,7 @@ fn set_acl_categories(ctx: *mut raw::RedisModuleCtx, command: Command) {
     }
 }
 
-/// Writes a line to the server log.
+/// Writes a line to the server log (`ctx` may be null outside a command).
 pub fn log(ctx: *mut raw::RedisModuleCtx, level: &std::ffi::CStr, message: &str) {
     let line = std::ffi::CString::new(message.replace('\0', "?")).unwrap_or_default();
     // SAFETY: "%s" with one NUL-terminated string.
