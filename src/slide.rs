@@ -8,9 +8,21 @@
 use crate::request::{Mode, Request};
 use crate::verdict::{remaining, Verdict, NEVER};
 
-/// Member numbers are `now_ms * MEMBERS_PER_MS + sequence`: unique, increasing, and
-/// integer-like, so Redis stores them compactly.
-pub const MEMBERS_PER_MS: i64 = 1000;
+/// Members are a per-key sequence of integers in this range, each unit one more than the
+/// last, wrapping around at the end. Ten digits inside 32 bits: Redis keeps them as 32-bit
+/// integers in small sets and in its smallest strings in large ones, and with one width
+/// their string order is their numeric order, so the newest entry holds the highest member.
+pub const MEMBERS: std::ops::RangeInclusive<i64> = 1_000_000_000..=2_147_483_647;
+
+/// The member after `member` in the sequence; anything outside [`MEMBERS`] (a script's
+/// member, or the end of the range) starts it over.
+pub fn next_member(member: i64) -> i64 {
+    if MEMBERS.contains(&member) && member < *MEMBERS.end() {
+        member + 1
+    } else {
+        *MEMBERS.start()
+    }
+}
 
 /// One stored entry as the adapter sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,7 +48,8 @@ pub trait LogView {
     fn nth_after(&self, cutoff: i64, n: u64) -> Option<i64>;
 }
 
-/// `count` new entries, all at `score`, with members numbered from `first_member` on.
+/// `count` new entries, all at `score`, with members `first_member`, then each
+/// [`next_member`] of the one before.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Append {
     pub score: i64,
@@ -117,7 +130,7 @@ pub fn decide(now: i64, request: &Request, mode: Mode, log: &impl LogView) -> Sl
     let append = records.then(|| Append {
         score: now,
         count: request.cost,
-        first_member: first_member(now, newest, request.cost),
+        first_member: newest.and_then(|e| e.member).map_or(*MEMBERS.start(), next_member),
     });
     let wanted_expiry = newest_after.map(|t| t.saturating_add(window));
     let current_expiry = if expired { None } else { stored_expiry };
@@ -128,18 +141,6 @@ pub fn decide(now: i64, request: &Request, mode: Mode, log: &impl LogView) -> Sl
         append,
         expire_at: wanted_expiry.filter(|want| current_expiry != Some(*want)),
     }
-}
-
-/// The first of `count` member numbers for entries added at `now`: past this
-/// millisecond's start and past the newest stored member, so members keep increasing even
-/// when calls share a millisecond. The adapter still skips any member that already exists.
-fn first_member(now: i64, newest: Option<Entry>, count: i64) -> i64 {
-    let base = now.saturating_mul(MEMBERS_PER_MS);
-    newest
-        .and_then(|e| e.member)
-        .and_then(|m| m.checked_add(1))
-        .filter(|next| next.checked_add(count).is_some())
-        .map_or(base, |next| next.max(base))
 }
 
 #[cfg(test)]

@@ -92,12 +92,30 @@ def test_accepted_call_adds_one_member_scored_with_server_time(r):
     assert member.isdigit()
 
 
-def test_members_are_unique_integer_strings(r):
+FIRST_MEMBER = 1_000_000_000  # members count up from here, within 32 bits
+
+
+def test_members_count_up_one_per_unit_from_the_first_member(r):
     for _ in range(50):
         slide(r, "k", W, 1000)
-    members = r.zrange("k", 0, -1)
-    assert len(members) == 50
-    assert all(m.isdigit() for m in members)
+    slide(r, "k", W, 1000, "COST", 3)
+    members = sorted(int(m) for m in r.zrange("k", 0, -1))
+    assert members == list(range(FIRST_MEMBER, FIRST_MEMBER + 53))
+
+
+def test_members_are_stored_as_compact_integers(r):
+    for _ in range(5):
+        slide(r, "k", W, 1000)
+    assert r.object("encoding", "k") == b"listpack"
+    assert all(m.isdigit() and len(m) == 10 for m in r.zrange("k", 0, -1))
+
+
+def test_the_next_member_follows_the_newest_member_whoever_wrote_it(r):
+    """The sequence lives in the data: after the newest member, whoever wrote it."""
+    slide(r, "k", W, 10)
+    r.zadd("k", {str(FIRST_MEMBER + 41): server_ms(r)})
+    slide(r, "k", W, 10)
+    assert int(r.zrange("k", -1, -1)[0]) == FIRST_MEMBER + 42
 
 
 def test_key_expires_at_newest_score_plus_window(r):

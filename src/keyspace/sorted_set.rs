@@ -6,7 +6,7 @@ use redis_module::raw;
 
 use super::{api, bytes, replicate, Key, KeyKind, OwnedString};
 use crate::args::parse_int;
-use crate::slide::{Append, Entry, LogView, SlidePlan};
+use crate::slide::{next_member, Append, Entry, LogView, SlidePlan};
 
 /// The log as the core sees it, read through the key's range cursor. Counting walks the
 /// cursor without materialising members; only single elements are ever read out.
@@ -177,14 +177,14 @@ fn trim_through(key: &Key, cutoff: i64) {
 const MEMBERS_PER_ZADD: i64 = 1024;
 
 /// Adds `append.count` entries with fresh members, replicated as `ZADD key score member ...`.
-/// A member that already exists (a foreign log may hold anything) is skipped, never
-/// overwritten.
+/// A member that already exists (a script's log, or the sequence after a clock step or a
+/// wrap) is skipped, never overwritten.
 fn add(key: &Key, append: Append) {
     let ctx = key.ctx();
     let mut next = append.first_member;
     let mut fresh_member = || loop {
         let member = OwnedString::from_i64(ctx, next);
-        next = next.wrapping_add(1);
+        next = next_member(next);
         let mut flags = raw::REDISMODULE_ZADD_NX as c_int;
         let status = api!(RedisModule_ZsetAdd(key.handle(), append.score as f64, member.0, &mut flags));
         assert!(status == raw::Status::Ok as c_int, "ZsetAdd refused a member");

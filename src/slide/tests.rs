@@ -57,12 +57,16 @@ impl MemoryLog {
             self.entries.retain(|e| e.score > cutoff);
         }
         if let Some(append) = plan.append {
-            for i in 0..append.count {
-                let member = Some(append.first_member + i);
-                assert!(self.entries.iter().all(|e| e.member != member), "member reused");
-                self.entries.push(Entry { score: append.score, member });
+            let mut next = append.first_member;
+            for _ in 0..append.count {
+                // As the adapter does: skip members that exist, never overwrite.
+                while self.entries.iter().any(|e| e.member == Some(next)) {
+                    next = next_member(next);
+                }
+                self.entries.push(Entry { score: append.score, member: Some(next) });
+                next = next_member(next);
             }
-            self.entries.sort_by_key(|e| e.score);
+            self.entries.sort_by_key(|e| (e.score, e.member));
         }
         if self.entries.is_empty() {
             *self = MemoryLog::default();
@@ -233,34 +237,59 @@ fn trimming_the_last_entry_empties_the_log_without_an_expiry() {
     assert!(log.entries.is_empty());
 }
 
+const FIRST: i64 = *MEMBERS.start();
+const LAST: i64 = *MEMBERS.end();
+
 #[test]
-fn members_continue_after_the_newest_member_within_a_millisecond() {
+fn members_are_a_sequence_continuing_after_the_newest_member() {
     let mut log = MemoryLog::default();
     log.call(7, &request(1000, 10, 2), Mode::Record);
     log.call(7, &request(1000, 10, 1), Mode::Record);
+    log.call(9, &request(1000, 10, 1), Mode::Record);
     let members: Vec<_> = log.entries.iter().map(|e| e.member).collect();
-    assert_eq!(members, vec![Some(7000), Some(7001), Some(7002)]);
+    assert_eq!(members, vec![Some(FIRST), Some(FIRST + 1), Some(FIRST + 2), Some(FIRST + 3)]);
 }
 
 #[test]
-fn members_never_go_back_when_the_clock_does() {
+fn members_are_unique_when_the_clock_steps_back() {
     let mut log = MemoryLog::default();
     log.call(500, &request(1000, 10, 1), Mode::Record);
     log.call(400, &request(1000, 10, 1), Mode::Record);
-    let members: Vec<_> = log.entries.iter().filter_map(|e| e.member).collect();
-    assert_eq!(members.len(), 2);
-    assert!(members.contains(&500_000) && members.contains(&500_001));
+    log.call(450, &request(1000, 10, 1), Mode::Record);
+    let mut members: Vec<_> = log.entries.iter().filter_map(|e| e.member).collect();
+    members.sort_unstable();
+    members.dedup();
+    assert_eq!(members.len(), 3);
 }
 
 #[test]
-fn foreign_members_do_not_stop_appending() {
+fn members_wrap_around_at_the_end_of_their_range() {
+    assert_eq!(next_member(LAST - 1), LAST);
+    assert_eq!(next_member(LAST), FIRST);
     let mut log = MemoryLog::default();
-    log.entries.push(Entry { score: 5, member: None });
-    let plan = decide(10, &request(1000, 5, 1), Mode::Record, &log);
-    assert_eq!(plan.append.map(|a| a.first_member), Some(10_000));
-    log.entries[0].member = Some(i64::MAX);
-    let plan = decide(10, &request(1000, 5, 1), Mode::Record, &log);
-    assert_eq!(plan.append.map(|a| a.first_member), Some(10_000));
+    log.entries.push(Entry { score: 5, member: Some(LAST) });
+    let plan = decide(10, &request(1000, 5, 2), Mode::Record, &log);
+    assert_eq!(plan.append.map(|a| a.first_member), Some(FIRST));
+}
+
+#[test]
+fn members_start_over_after_a_scripts_member() {
+    let mut log = MemoryLog::default();
+    for member in [None, Some(1_732_252_800_123), Some(-4), Some(i64::MAX)] {
+        log.entries = vec![Entry { score: 5, member }];
+        let plan = decide(10, &request(1000, 5, 1), Mode::Record, &log);
+        assert_eq!(plan.append.map(|a| a.first_member), Some(FIRST), "after {member:?}");
+    }
+}
+
+#[test]
+fn the_sequence_skips_members_that_exist() {
+    let entries = vec![Entry { score: 1, member: Some(FIRST) }, Entry { score: 2, member: Some(LAST) }];
+    let mut log = MemoryLog { entries, expires_at: None };
+    log.call(10, &request(1000, 5, 2), Mode::Record);
+    let mut members: Vec<_> = log.entries.iter().filter_map(|e| e.member).collect();
+    members.sort_unstable();
+    assert_eq!(members, vec![FIRST, FIRST + 1, FIRST + 2, LAST]);
 }
 
 #[test]
