@@ -551,8 +551,8 @@ def write_markdown(path: Path, info: dict, cfg: dict, cs: list[Contender], summa
                  "(window 60000 ms; the last call was rejected); mean over "
                  f"{', '.join(str(m['keys']) for m in memory if m['contender'] == memory[0]['contender'])} "
                  "keys per limit (skiplist node levels are random, so equal contents differ by "
-                 "a few hundred bytes). SLIDE stores members `now_ms*1000+seq`, the Lua log "
-                 "the microsecond time: both 16-digit integers.\n")
+                 "a few hundred bytes). SLIDE stores members as a per-key sequence of 10-digit "
+                 "integers within 32 bits, the Lua log the microsecond time (16 digits).\n")
     L.append("## Targets\n")
     for t in targets:
         verdict = {True: "PASS", False: "FAIL", None: "SKIP"}[t["pass"]]
