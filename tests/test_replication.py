@@ -95,3 +95,27 @@ def test_calls_that_change_nothing_propagate_nothing(start_server):
     assert aof_size(r) == size
     call(r, "slide", "s", W, 10)                    # control: an accepted call is written
     assert aof_size(r) > size
+
+
+LUA_CALLS = """
+redis.call('WINLIMIT.SLIDE', KEYS[1], ARGV[1], 3)
+redis.call('WINLIMIT.SLIDE', KEYS[1], ARGV[1], 3, 'COST', 2)
+return redis.call('WINLIMIT.FIXED', KEYS[2], ARGV[1], 3)
+"""
+
+
+def test_calls_inside_multi_and_lua_replicate_their_effects(start_server):
+    master = start_server()
+    replica = start_server(module=False, args=["--replicaof", "127.0.0.1", str(master.port)])
+    replica.wait_replica_synced()
+    r = master.client
+    tx = r.pipeline(transaction=True)
+    for _ in range(3):
+        tx.execute_command("WINLIMIT.SLIDE", "s:multi", W, 2)
+    tx.execute_command("WINLIMIT.FIXED", "f:multi", W, 2)
+    assert [reply[0] for reply in tx.execute()] == [1, 1, 0, 1]
+    assert r.eval(LUA_CALLS, 2, "s:lua", "f:lua", W)[0] == 1
+    assert r.execute_command("WAIT", 1, 5000) == 1
+    expected = snapshot(r)
+    assert sorted(expected) == [b"f:lua", b"f:multi", b"s:lua", b"s:multi"]
+    assert snapshot(replica.client) == expected
