@@ -45,3 +45,15 @@ def start_server():
     yield start
     for s in reversed(started):
         s.stop()
+
+
+@pytest.fixture
+def master_replica(start_server):
+    """A module-loaded master and a module-loaded replica, in sync."""
+    master = start_server()
+    replica = start_server(args=["--replicaof", "127.0.0.1", str(master.port)])
+    replica.wait_replica_synced()
+    yield master, replica
+    # The old master first: after FAILOVER it is the replica, and a master stopped while a
+    # replica is attached waits (up to shutdown-timeout) for it to acknowledge.
+    master.stop()

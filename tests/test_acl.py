@@ -36,14 +36,19 @@ def key_for(command, prefix):
     return prefix + ("slide" if command.startswith("slide") else "fixed")
 
 
+def assert_refused_and_nothing_written(server, admin, command, keys, auth):
+    before = snapshot(admin, dump=True)
+    for key in keys:
+        error = raw_error(server.port, "WINLIMIT." + command.upper(), key, W, 5, auth=auth)
+        assert error is not None and error.startswith(NOPERM), error
+    assert snapshot(admin, dump=True) == before
+
+
 @pytest.mark.parametrize("command", COMMANDS)
 def test_user_limited_to_rl_keys_gets_noperm_on_other_keys_and_nothing_is_written(
         acl_server, admin, command):
-    before = snapshot(admin, dump=True)
-    for key in (key_for(command, "other:"), "other:new"):
-        assert raw_error(acl_server.port, "WINLIMIT." + command.upper(), key, W, 5,
-                         auth=LIMITED).startswith(NOPERM)
-    assert snapshot(admin, dump=True) == before
+    assert_refused_and_nothing_written(
+        acl_server, admin, command, [key_for(command, "other:"), "other:new"], LIMITED)
 
 
 @pytest.mark.parametrize("command", COMMANDS)
@@ -64,11 +69,8 @@ def test_read_only_key_permission_allows_the_ro_variants(acl_server, admin, comm
 @pytest.mark.parametrize("command", ["slide", "fixed"])
 def test_read_only_key_permission_refuses_the_writing_variants_and_nothing_is_written(
         acl_server, admin, command):
-    before = snapshot(admin, dump=True)
-    for key in (key_for(command, "rl:"), "rl:new"):
-        assert raw_error(acl_server.port, "WINLIMIT." + command.upper(), key, W, 5,
-                         auth=READER).startswith(NOPERM)
-    assert snapshot(admin, dump=True) == before
+    assert_refused_and_nothing_written(
+        acl_server, admin, command, [key_for(command, "rl:"), "rl:new"], READER)
 
 
 # ---- ACL categories: Redis 7.2+ and Valkey let modules join them; Redis 7.0 does not ----

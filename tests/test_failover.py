@@ -31,17 +31,6 @@ def promote_with_failover(master, replica):
 PROMOTIONS = {"replicaof-no-one": promote_with_replicaof_no_one, "failover": promote_with_failover}
 
 
-@pytest.fixture
-def master_replica(start_server):
-    master = start_server()
-    replica = start_server(args=["--replicaof", "127.0.0.1", str(master.port)])
-    replica.wait_replica_synced()
-    yield master, replica
-    # The old master first: after FAILOVER it is the replica, and a master stopped while a
-    # replica is attached waits (up to shutdown-timeout) for it to acknowledge.
-    master.stop()
-
-
 @pytest.mark.parametrize("promotion", PROMOTIONS)
 @pytest.mark.parametrize("command", ["slide", "fixed"])
 def test_promoted_replica_accepts_exactly_the_units_left(master_replica, command, promotion):

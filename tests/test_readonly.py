@@ -144,14 +144,6 @@ def test_writing_commands_are_flagged_write(r, name):
     assert "write" in r.execute_command("COMMAND", "INFO", name)[name]["flags"]
 
 
-@pytest.fixture
-def master_replica(start_server):
-    master = start_server()
-    replica = start_server(args=["--replicaof", "127.0.0.1", str(master.port)])
-    replica.wait_replica_synced()
-    return master, replica
-
-
 def test_ro_variants_answer_on_a_replica(master_replica):
     master, replica = master_replica
     m, rep = master.client, replica.client
