@@ -11,23 +11,18 @@ use std::os::raw::c_int;
 use redis_module::raw;
 
 use crate::command::Command;
-use crate::keyspace::api;
 use crate::module;
 
 /// Every WINLIMIT command takes at least `key window_ms limit`.
 const ARITY: c_int = -4;
 
 /// Describes `command` where the server supports it; logs and goes on where it does not.
-pub fn describe(ctx: *mut raw::RedisModuleCtx, command: Command) {
+pub fn describe(ctx: *mut raw::RedisModuleCtx, handle: *mut raw::RedisModuleCommand, command: Command) {
     // SAFETY: reading a function pointer the server set at load time.
     let Some(set_info) = (unsafe { raw::RedisModule_SetCommandInfo }) else {
         module::log(ctx, c"notice", "this server has no SetCommandInfo: COMMAND DOCS will be bare");
         return;
     };
-    let handle = api!(RedisModule_GetCommand(ctx, command.name().as_ptr()));
-    if handle.is_null() {
-        return;
-    }
     // Sizes from our header: an older server reads only the fields it knows.
     let version = raw::RedisModuleCommandInfoVersion {
         version: 1,

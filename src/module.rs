@@ -35,8 +35,12 @@ pub fn load(ctx: *mut raw::RedisModuleCtx, argv: &[*mut raw::RedisModuleString])
         if created != raw::Status::Ok as c_int {
             return Err(format!("could not create {:?}", command.name()));
         }
-        command_info::describe(ctx, command);
-        set_acl_categories(ctx, command);
+        let handle = api!(RedisModule_GetCommand(ctx, command.name().as_ptr()));
+        if handle.is_null() {
+            return Err(format!("could not find {:?} after creating it", command.name()));
+        }
+        command_info::describe(ctx, handle, command);
+        set_acl_categories(ctx, handle, command);
     }
 
     if !config::register(ctx) {
@@ -53,16 +57,13 @@ pub fn load(ctx: *mut raw::RedisModuleCtx, argv: &[*mut raw::RedisModuleString])
 
 /// Puts the command in its ACL categories where the server can (Redis 7.2+, Valkey). On
 /// Redis 7.0 module commands belong to no category; ACL rules must name them.
-fn set_acl_categories(ctx: *mut raw::RedisModuleCtx, command: Command) {
+fn set_acl_categories(ctx: *mut raw::RedisModuleCtx, handle: *mut raw::RedisModuleCommand, command: Command) {
     // SAFETY: reading a function pointer the server set at load time.
     let Some(set_categories) = (unsafe { raw::RedisModule_SetCommandACLCategories }) else {
         return;
     };
-    let handle = api!(RedisModule_GetCommand(ctx, command.name().as_ptr()));
     // SAFETY: a command handle from GetCommand and a NUL-terminated category list.
-    if handle.is_null()
-        || unsafe { set_categories(handle, command.acl_categories().as_ptr()) } != raw::Status::Ok as c_int
-    {
+    if unsafe { set_categories(handle, command.acl_categories().as_ptr()) } != raw::Status::Ok as c_int {
         log(ctx, c"warning", &format!("winlimit: could not set the ACL categories of {:?}", command.name()));
     }
 }
