@@ -156,7 +156,7 @@ fn run(
             let stored = counter::read(&key).map_err(|_| CommandError::NotACounter)?;
             let plan = fixed::decide(now, &request, mode, stored);
             if let (Mode::Record, Some(write)) = (mode, plan.write) {
-                counter::apply(&key, write, stored);
+                counter::apply(&key, write);
             }
             Ok(plan.verdict)
         }

@@ -22,8 +22,9 @@ pub enum FixedWrite {
     /// Start a new window: the counter becomes `count`, expiring at `expire_at`
     /// (replaces whatever expired key was there).
     Create { count: i64, expire_at: i64 },
-    /// Add `by` to the live counter; give it `expire_at` if it had no expiry.
-    Increment { by: i64, expire_at: Option<i64> },
+    /// Add `by` to the live counter, making it `count`; give it `expire_at` if it had no
+    /// expiry.
+    Increment { by: i64, count: i64, expire_at: Option<i64> },
     /// A rejected call on a counter without expiry: give it one so it cannot live forever.
     Heal { expire_at: i64 },
 }
@@ -66,7 +67,7 @@ pub fn decide(now: i64, request: &Request, mode: Mode, stored: Option<Counter>) 
         (Mode::Peek, _) => None,
         (Mode::Record, None) if records => Some(FixedWrite::Create { count: request.cost, expire_at: window_end }),
         (Mode::Record, Some(_)) if records => {
-            Some(FixedWrite::Increment { by: request.cost, expire_at: missing_expiry })
+            Some(FixedWrite::Increment { by: request.cost, count: count_after, expire_at: missing_expiry })
         }
         (Mode::Record, _) => missing_expiry.map(|expire_at| FixedWrite::Heal { expire_at }),
     };

@@ -19,9 +19,10 @@ impl MemoryCounter {
             Some(FixedWrite::Create { count, expire_at }) => {
                 self.0 = Some(Counter { count, expires_at: Some(expire_at) })
             }
-            Some(FixedWrite::Increment { by, expire_at }) => {
+            Some(FixedWrite::Increment { by, count, expire_at }) => {
                 let c = self.0.as_mut().expect("increment needs a counter");
                 c.count += by;
+                assert_eq!(c.count, count, "the planned count is the stored one plus the cost");
                 c.expires_at = c.expires_at.or(expire_at);
             }
             Some(FixedWrite::Heal { expire_at }) => {

@@ -29,7 +29,7 @@ pub fn read(key: &Key) -> Result<Option<Counter>, NotACounter> {
 }
 
 /// Carries out the write, replicates it and fires its keyspace events.
-pub fn apply(key: &Key, write: FixedWrite, stored: Option<Counter>) {
+pub fn apply(key: &Key, write: FixedWrite) {
     match write {
         FixedWrite::Create { count, expire_at } => {
             let value = OwnedString::from_i64(key.ctx(), count);
@@ -50,9 +50,8 @@ pub fn apply(key: &Key, write: FixedWrite, stored: Option<Counter>) {
             key.notify(raw::REDISMODULE_NOTIFY_STRING as c_int, c"set");
             key.notify(raw::REDISMODULE_NOTIFY_GENERIC as c_int, c"expire");
         }
-        FixedWrite::Increment { by, expire_at } => {
-            let current = stored.map_or(0, |c| c.count);
-            overwrite_digits(key, current.saturating_add(by));
+        FixedWrite::Increment { by, count, expire_at } => {
+            overwrite_digits(key, count);
             // SAFETY: the format matches the arguments: a module string and a long long.
             unsafe { replicate()(key.ctx(), c"INCRBY".as_ptr(), c"sl".as_ptr(), key.name(), by as c_longlong) };
             key.notify(raw::REDISMODULE_NOTIFY_STRING as c_int, c"incrby");
