@@ -1,29 +1,14 @@
 //! winlimit: native, atomic rate-limiting commands for Redis.
 //!
-//! `WINLIMIT.SLIDE` keeps an exact sliding-window log in a sorted set; `WINLIMIT.FIXED`
-//! keeps a fixed-window counter in a string. Both decide and record in one command on the
-//! server's clock, and replicate their effects as core commands.
+//! `WINLIMIT.SLIDE` keeps a sliding-window log (exact, in a sorted set, or counted per
+//! bucket); `WINLIMIT.FIXED` a fixed-window counter in a string. Each decides and records in
+//! one command on the server's clock, and replicates its effects as core commands.
 //!
-//! Layout: [`args`] parses, [`slide`] and [`fixed`] decide (pure, no Redis types),
-//! [`keyspace`] reads and writes keys and replicates, [`command`] ties them together per
-//! call, [`reply`] answers, and [`module`] registers it all with [`command_info`],
-//! [`config`], [`info`] and [`stats`].
+//! Layout: [`core`] parses and decides (pure, no Redis types, one file per algorithm);
+//! [`redis`] reads and writes keys, replicates, and registers the command table.
 
-mod args;
-mod command;
-mod command_info;
-mod config;
-mod fixed;
-mod info;
-mod keyspace;
-mod module;
-mod reply;
-mod request;
-mod slide;
-mod stats;
-#[cfg(test)]
-mod test_support;
-mod verdict;
+mod core;
+mod redis;
 
 use std::os::raw::c_int;
 
@@ -50,7 +35,7 @@ pub unsafe extern "C" fn RedisModule_OnLoad(
 ) -> c_int {
     // Nothing may allocate before Init: the allocator is Redis's.
     let init = unsafe {
-        raw::Export_RedisModule_Init(ctx, module::NAME.as_ptr(), VERSION, raw::REDISMODULE_APIVER_1 as c_int)
+        raw::Export_RedisModule_Init(ctx, redis::load::NAME.as_ptr(), VERSION, raw::REDISMODULE_APIVER_1 as c_int)
     };
     if init == raw::Status::Err as c_int {
         return raw::Status::Err as c_int;
@@ -60,10 +45,10 @@ pub unsafe extern "C" fn RedisModule_OnLoad(
     } else {
         unsafe { std::slice::from_raw_parts(argv, usize::try_from(argc).unwrap_or(0)) }
     };
-    match std::panic::catch_unwind(|| module::load(ctx, argv)) {
+    match std::panic::catch_unwind(|| redis::load::load(ctx, argv)) {
         Ok(Ok(())) => raw::Status::Ok as c_int,
         Ok(Err(message)) => {
-            module::log(ctx, c"warning", &format!("winlimit: {message}"));
+            redis::api::log(ctx, c"warning", &format!("winlimit: {message}"));
             raw::Status::Err as c_int
         }
         Err(_) => raw::Status::Err as c_int,

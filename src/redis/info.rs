@@ -4,21 +4,19 @@ use std::os::raw::c_int;
 
 use redis_module::raw;
 
-use crate::command::Command;
-use crate::keyspace::{api, bytes};
-use crate::stats;
+use crate::redis::api::{api, bytes};
+use crate::redis::commands::TABLE;
+use crate::redis::stats;
 
-/// Writes `# winlimit_stats` with `winlimit_<command>_{calls,allowed,rejected,errors}`.
+/// Writes `# winlimit_stats` with `winlimit_<command>_{calls,allowed,rejected,errors}` for
+/// every registered command.
 pub extern "C" fn info(ctx: *mut raw::RedisModuleInfoCtx, _for_crash_report: c_int) {
     api!(RedisModule_InfoAddSection(ctx, c"stats".as_ptr()));
-    for command in Command::ALL {
-        let short = command.name().to_str().unwrap_or_default().trim_start_matches("winlimit.");
-        let s = stats::of(command);
-        for (field, counter) in
-            [("calls", &s.calls), ("allowed", &s.allowed), ("rejected", &s.rejected), ("errors", &s.errors)]
-        {
+    for (index, spec) in TABLE.iter().enumerate().filter(|(_, spec)| (spec.enabled)()) {
+        let Some(counters) = stats::of(index) else { continue };
+        let short = spec.stats_name();
+        for (field, value) in counters.fields() {
             let name = std::ffi::CString::new(format!("{short}_{field}")).unwrap_or_default();
-            let value = counter.load(std::sync::atomic::Ordering::Relaxed);
             api!(RedisModule_InfoAddFieldULongLong(ctx, name.as_ptr(), value));
         }
     }

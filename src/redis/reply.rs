@@ -5,13 +5,16 @@ use std::os::raw::c_int;
 
 use redis_module::raw;
 
-use crate::command::CommandError;
-use crate::keyspace::api;
-use crate::verdict::Verdict;
+use crate::core::verdict::Verdict;
+use crate::redis::api::api;
+use crate::redis::call::CommandError;
+use crate::redis::commands::ReplyShape;
 
-/// `*5` of `allowed limit remaining retry_after_ms reset_after_ms`.
-pub fn verdict(ctx: *mut raw::RedisModuleCtx, verdict: Verdict) -> c_int {
-    let fields = verdict.to_array();
+/// The verdict in the command's reply shape.
+pub fn verdict(ctx: *mut raw::RedisModuleCtx, shape: ReplyShape, verdict: Verdict) -> c_int {
+    let fields = match shape {
+        ReplyShape::Verdict => verdict.to_array(),
+    };
     api!(RedisModule_ReplyWithArray(ctx, fields.len() as _));
     for field in fields {
         api!(RedisModule_ReplyWithLongLong(ctx, field));
@@ -25,7 +28,7 @@ pub fn error(ctx: *mut raw::RedisModuleCtx, error: &CommandError) -> c_int {
         CommandError::Arity => return api!(RedisModule_WrongArity(ctx)),
         CommandError::Args(e) => e.to_string(),
         CommandError::WrongType => "WRONGTYPE Operation against a key holding the wrong kind of value".to_string(),
-        CommandError::NotACounter => "ERR value is not an integer or out of range".to_string(),
+        CommandError::Stored(text) => text.clone(),
         CommandError::Internal => "ERR winlimit internal error, see the server log".to_string(),
     };
     let line = CString::new(text.replace('\0', "?")).unwrap_or_default();

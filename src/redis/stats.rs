@@ -2,12 +2,11 @@
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
-use crate::command::{Command, CommandError};
-use crate::verdict::Verdict;
+use crate::core::verdict::Verdict;
+use crate::redis::call::CommandError;
 
 /// Counters of one command. Relaxed atomics: Redis runs commands on one thread, INFO reads
 /// them on the same thread; atomics just make the statics safe.
-#[derive(Default)]
 pub struct CommandStats {
     pub calls: AtomicU64,
     pub allowed: AtomicU64,
@@ -15,7 +14,8 @@ pub struct CommandStats {
     pub errors: AtomicU64,
 }
 
-static STATS: [CommandStats; 4] = [const { CommandStats::new() }; 4];
+/// One slot per row of the command table (checked in the handler).
+static STATS: [CommandStats; 16] = [const { CommandStats::new() }; 16];
 
 impl CommandStats {
     const fn new() -> Self {
@@ -27,6 +27,16 @@ impl CommandStats {
         }
     }
 
+    /// The counters with their INFO field suffixes.
+    pub fn fields(&self) -> [(&'static str, u64); 4] {
+        [
+            ("calls", self.calls.load(Relaxed)),
+            ("allowed", self.allowed.load(Relaxed)),
+            ("rejected", self.rejected.load(Relaxed)),
+            ("errors", self.errors.load(Relaxed)),
+        ]
+    }
+
     fn reset(&self) {
         for counter in [&self.calls, &self.allowed, &self.rejected, &self.errors] {
             counter.store(0, Relaxed);
@@ -34,9 +44,9 @@ impl CommandStats {
     }
 }
 
-/// Counts one call by its outcome.
-pub fn record(command: Command, outcome: &Result<Verdict, CommandError>) {
-    let stats = of(command);
+/// Counts one call of the command at `index` by its outcome.
+pub fn record(index: usize, outcome: &Result<Verdict, CommandError>) {
+    let Some(stats) = STATS.get(index) else { return };
     stats.calls.fetch_add(1, Relaxed);
     let counter = match outcome {
         Ok(v) if v.allowed => &stats.allowed,
@@ -46,8 +56,9 @@ pub fn record(command: Command, outcome: &Result<Verdict, CommandError>) {
     counter.fetch_add(1, Relaxed);
 }
 
-pub fn of(command: Command) -> &'static CommandStats {
-    &STATS[command as usize]
+/// The counters of the command at `index`.
+pub fn of(index: usize) -> Option<&'static CommandStats> {
+    STATS.get(index)
 }
 
 /// Clears every counter, as `CONFIG RESETSTAT` does for Redis's own statistics.

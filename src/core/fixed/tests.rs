@@ -1,7 +1,7 @@
 //! The fixed counter against an in-memory key, and against a brute-force model.
 
 use super::*;
-use crate::test_support::edgy_i64;
+use crate::core::test_support::edgy_i64;
 use proptest::prelude::*;
 
 /// A string key stand-in: the counter with its expiry, gone once expired.
@@ -9,7 +9,7 @@ use proptest::prelude::*;
 struct MemoryCounter(Option<Counter>);
 
 impl MemoryCounter {
-    fn call(&mut self, now: i64, request: &Request, mode: Mode) -> Verdict {
+    fn call(&mut self, now: i64, request: &FixedRequest, mode: Mode) -> Verdict {
         let plan = decide(now, request, mode, self.0);
         if mode == Mode::Peek {
             assert_eq!(plan.write, None, "a peek must not write");
@@ -33,12 +33,12 @@ impl MemoryCounter {
     }
 }
 
-fn request(window_ms: i64, limit: i64, cost: i64) -> Request {
-    Request { window_ms, limit, cost, align: false }
+fn request(window_ms: i64, limit: i64, cost: i64) -> FixedRequest {
+    FixedRequest { window: Window { window_ms, limit }, cost, align: false }
 }
 
-fn aligned(window_ms: i64, limit: i64) -> Request {
-    Request { align: true, ..request(window_ms, limit, 1) }
+fn aligned(window_ms: i64, limit: i64) -> FixedRequest {
+    FixedRequest { align: true, ..request(window_ms, limit, 1) }
 }
 
 #[test]
@@ -165,7 +165,7 @@ proptest! {
         align in any::<bool>(),
         arrivals in proptest::collection::vec((0i64..60, 1i64..4), 1..60),
     ) {
-        let r = |cost| Request { window_ms: window, limit, cost, align };
+        let r = |cost| FixedRequest { align, ..request(window, limit, cost) };
         let mut key = MemoryCounter::default();
         let mut window_end = i64::MIN;
         let mut used = 0;
@@ -200,7 +200,7 @@ proptest! {
     #[test]
     fn fuzz_decide_never_panics(
         now in edgy_i64(),
-        window in 1i64..=crate::args::MAX_WINDOW_MS,
+        window in 1i64..=crate::core::request::MAX_WINDOW_MS,
         limit in 0i64..=i64::MAX,
         cost in 1i64..=i64::MAX,
         align in any::<bool>(),
@@ -210,8 +210,34 @@ proptest! {
         mode in prop_oneof![Just(Mode::Record), Just(Mode::Peek)],
     ) {
         let stored = exists.then_some(Counter { count, expires_at });
-        let v = decide(now, &Request { window_ms: window, limit, cost, align }, mode, stored).verdict;
+        let v = decide(now, &FixedRequest { align, ..request(window, limit, cost) }, mode, stored).verdict;
         prop_assert!((0..=limit).contains(&v.remaining));
         prop_assert!(v.retry_after_ms >= NEVER && v.reset_after_ms >= 0);
     }
+}
+
+fn parsed(args: &[&str]) -> Result<FixedRequest, String> {
+    let bytes: Vec<&[u8]> = args.iter().map(|a| a.as_bytes()).collect();
+    parse(&bytes, 1_000_000).map_err(|e| e.to_string())
+}
+
+#[test]
+fn parse_takes_cost_and_align_in_any_order_and_case() {
+    let expected = Ok(FixedRequest { align: true, ..request(60, 5, 2) });
+    assert_eq!(parsed(&["60", "5", "align", "cost", "2"]), expected);
+    assert_eq!(parsed(&["60", "5", "CoSt", "2", "ALIGN"]), expected);
+    assert_eq!(parsed(&["60", "5"]), Ok(request(60, 5, 1)));
+}
+
+#[test]
+fn parse_refuses_a_second_window() {
+    assert_eq!(parsed(&["60", "5", "120", "9"]), Err("ERR WINLIMIT.FIXED takes one window_ms limit pair".into()));
+}
+
+#[test]
+fn parse_refuses_bad_options() {
+    assert_eq!(parsed(&["60", "5", "ALIGN", "align"]), Err("ERR option 'ALIGN' given more than once".into()));
+    assert_eq!(parsed(&["60", "5", "BUCKET", "10"]), Err("ERR unknown option 'BUCKET'".into()));
+    assert_eq!(parsed(&["60", "5", "COST", "0"]), Err("ERR COST must be a positive integer".into()));
+    assert_eq!(parsed(&["60", "5", "COST"]), Err("ERR COST needs a value".into()));
 }

@@ -1,12 +1,37 @@
-//! The sliding log's home: a sorted set whose scores are acceptance times in ms.
+//! `WINLIMIT.SLIDE` on Redis: the exact log is a sorted set whose scores are acceptance
+//! times in ms, read through the key's range cursor and replicated as `ZADD`,
+//! `ZREMRANGEBYSCORE`, `PEXPIREAT` and `DEL`.
 
-use std::os::raw::{c_int, c_longlong};
+use std::os::raw::c_int;
 
 use redis_module::raw;
 
-use super::{api, bytes, replicate, Key, KeyKind, OwnedString};
-use crate::args::parse_int;
-use crate::slide::{next_member, Append, Entry, LogView, SlidePlan};
+use crate::core::parse::parse_int;
+use crate::core::request::Mode;
+use crate::core::slide::{self, next_member, Append, Entry, LogView, SlidePlan};
+use crate::core::verdict::Verdict;
+use crate::redis::api::{api, bytes, OwnedString};
+use crate::redis::call::{Call, CommandError};
+use crate::redis::config;
+use crate::redis::key::{Key, KeyKind};
+use crate::redis::replicate;
+
+/// Parses, reads the log, decides, writes. With `BUCKET` the bucketed log takes the call.
+pub fn run(call: &Call) -> Result<Verdict, CommandError> {
+    let request = slide::parse(call.args, config::max_limit())?;
+    if request.bucket_ms.is_some() {
+        return crate::redis::adapters::bucketed::run(call, &request);
+    }
+    let key = call.open_key();
+    if !matches!(key.kind(), KeyKind::Missing | KeyKind::SortedSet) {
+        return Err(CommandError::WrongType);
+    }
+    let plan = slide::decide(call.now(), &request, call.mode, &SortedSetLog::new(&key));
+    if call.mode == Mode::Record {
+        apply(&key, &plan);
+    }
+    Ok(plan.verdict)
+}
 
 /// The log as the core sees it, read through the key's range cursor. Counting walks the
 /// cursor without materialising members; only single elements are ever read out.
@@ -29,6 +54,13 @@ impl<'k> SortedSetLog<'k> {
     fn seek_first(&self, min: f64, max: f64, exclude_min: bool) -> bool {
         let ok = raw::Status::Ok as c_int;
         api!(RedisModule_ZsetFirstInScoreRange(self.key.handle(), min, max, c_int::from(exclude_min), 0)) == ok
+            && api!(RedisModule_ZsetRangeEndReached(self.key.handle())) == 0
+    }
+
+    /// Positions the cursor on the last element scored in `(min, max]` or `[min, max]`.
+    fn seek_last(&self, min: f64, max: f64, exclude_min: bool) -> bool {
+        let ok = raw::Status::Ok as c_int;
+        api!(RedisModule_ZsetLastInScoreRange(self.key.handle(), min, max, c_int::from(exclude_min), 0)) == ok
             && api!(RedisModule_ZsetRangeEndReached(self.key.handle())) == 0
     }
 
@@ -94,6 +126,37 @@ impl LogView for SortedSetLog<'_> {
         self.stop();
         score
     }
+
+    fn count_after_from_newest(&self, cutoff: i64, cap: u64) -> u64 {
+        if !self.exists() || cap == 0 {
+            return 0;
+        }
+        let mut count = 0;
+        if self.seek_last(cutoff as f64, f64::INFINITY, true) {
+            count = 1;
+            while count < cap && api!(RedisModule_ZsetRangePrev(self.key.handle())) != 0 {
+                count += 1;
+            }
+        }
+        self.stop();
+        count
+    }
+
+    fn nth_newest(&self, n: u64) -> Option<i64> {
+        if !self.exists() {
+            return None;
+        }
+        let mut found = self.seek_last(f64::NEG_INFINITY, f64::INFINITY, false);
+        for _ in 0..n {
+            if !found {
+                break;
+            }
+            found = api!(RedisModule_ZsetRangePrev(self.key.handle())) != 0;
+        }
+        let score = found.then(|| current(self.key)).flatten().map(|(score, _)| to_ms(score));
+        self.stop();
+        score
+    }
 }
 
 /// The element under the key's range cursor.
@@ -110,7 +173,7 @@ fn to_ms(score: f64) -> i64 {
 }
 
 /// Carries out a plan: the writes, their replication and their keyspace events.
-pub fn apply(key: &Key, plan: &SlidePlan) {
+fn apply(key: &Key, plan: &SlidePlan) {
     if plan.is_noop() {
         return;
     }
@@ -155,17 +218,7 @@ fn trim_through(key: &Key, cutoff: i64) {
         let mut deleted: c_int = 0;
         api!(RedisModule_ZsetRem(handle, member.0, &mut deleted));
     }
-    // SAFETY: the format matches the arguments: a module string, a C string, a long long.
-    unsafe {
-        replicate()(
-            key.ctx(),
-            c"ZREMRANGEBYSCORE".as_ptr(),
-            c"scl".as_ptr(),
-            key.name(),
-            c"-inf".as_ptr(),
-            cutoff as c_longlong,
-        )
-    };
+    replicate::zremrangebyscore_through(key, cutoff);
     key.notify(raw::REDISMODULE_NOTIFY_ZSET as c_int, c"zremrangebyscore");
     if key.kind() == KeyKind::Missing {
         key.notify(raw::REDISMODULE_NOTIFY_GENERIC as c_int, c"del");
@@ -196,10 +249,7 @@ fn add(key: &Key, append: Append) {
     if append.count == 1 {
         // The common case, without building an argument vector.
         let member = fresh_member();
-        // SAFETY: "sls" is a module string, a long long and a module string.
-        unsafe {
-            replicate()(ctx, c"ZADD".as_ptr(), c"sls".as_ptr(), key.name(), append.score as c_longlong, member.0)
-        };
+        replicate::zadd_one(key, append.score, member.0);
     } else {
         let score = OwnedString::from_i64(ctx, append.score);
         let mut left = append.count;
@@ -208,8 +258,7 @@ fn add(key: &Key, append: Append) {
             left -= chunk;
             let members: Vec<OwnedString> = (0..chunk).map(|_| fresh_member()).collect();
             let argv: Vec<*mut raw::RedisModuleString> = members.iter().flat_map(|m| [score.0, m.0]).collect();
-            // SAFETY: "sv" is a module string followed by an array of module strings and its length.
-            unsafe { replicate()(ctx, c"ZADD".as_ptr(), c"sv".as_ptr(), key.name(), argv.as_ptr(), argv.len()) };
+            replicate::with_args(key, c"ZADD", &argv);
         }
     }
     key.notify(raw::REDISMODULE_NOTIFY_ZSET as c_int, c"zadd");

@@ -1,7 +1,7 @@
 //! The sliding log against an in-memory store, and against a brute-force model.
 
 use super::*;
-use crate::test_support::edgy_i64;
+use crate::core::test_support::edgy_i64;
 use proptest::prelude::*;
 
 /// A sorted-set stand-in: entries sorted by score, plus the key's expiry.
@@ -31,6 +31,14 @@ impl LogView for MemoryLog {
     fn nth_after(&self, cutoff: i64, n: u64) -> Option<i64> {
         self.entries.iter().filter(|e| e.score > cutoff).nth(n as usize).map(|e| e.score)
     }
+
+    fn count_after_from_newest(&self, cutoff: i64, cap: u64) -> u64 {
+        self.entries.iter().rev().take_while(|e| e.score > cutoff).take(cap as usize).count() as u64
+    }
+
+    fn nth_newest(&self, n: u64) -> Option<i64> {
+        self.entries.iter().rev().nth(n as usize).map(|e| e.score)
+    }
 }
 
 impl MemoryLog {
@@ -39,7 +47,7 @@ impl MemoryLog {
         MemoryLog { entries, expires_at: None }
     }
 
-    fn call(&mut self, now: i64, request: &Request, mode: Mode) -> Verdict {
+    fn call(&mut self, now: i64, request: &SlideRequest, mode: Mode) -> Verdict {
         let plan = decide(now, request, mode, self);
         if mode == Mode::Peek {
             assert!(plan.is_noop(), "a peek must not plan writes: {plan:?}");
@@ -80,8 +88,16 @@ impl MemoryLog {
     }
 }
 
-fn request(window_ms: i64, limit: i64, cost: i64) -> Request {
-    Request { window_ms, limit, cost, align: false }
+fn request(window_ms: i64, limit: i64, cost: i64) -> SlideRequest {
+    windows(&[(window_ms, limit)], cost)
+}
+
+fn windows(pairs: &[(i64, i64)], cost: i64) -> SlideRequest {
+    let mut windows = crate::core::request::Windows::default();
+    for &(window_ms, limit) in pairs {
+        assert!(windows.insert(Window { window_ms, limit }));
+    }
+    SlideRequest { windows, cost, bucket_ms: None }
 }
 
 #[test]
@@ -383,7 +399,7 @@ proptest! {
     #[test]
     fn fuzz_decide_never_panics(
         now in edgy_i64(),
-        window in 1i64..=crate::args::MAX_WINDOW_MS,
+        window in 1i64..=crate::core::request::MAX_WINDOW_MS,
         limit in 0i64..=i64::MAX,
         cost in 1i64..=i64::MAX,
         mut scores in proptest::collection::vec(edgy_i64(), 0..16),

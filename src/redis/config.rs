@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicI64, Ordering::Relaxed};
 
 use redis_module::raw;
 
-use crate::args::parse_int;
+use crate::core::parse::parse_int;
 
 /// Default for `winlimit.max-limit`.
 pub const DEFAULT_MAX_LIMIT: i64 = 1_000_000;

@@ -4,8 +4,49 @@
 //! counter and ends when the key expires (with `ALIGN`, at the next multiple of
 //! `window_ms` since the Unix epoch). Nothing here touches Redis.
 
-use crate::request::{Mode, Request};
-use crate::verdict::{remaining, Verdict, NEVER};
+use crate::core::parse::{self, ArgError, Options};
+use crate::core::request::{Mode, Window};
+use crate::core::verdict::{remaining, Verdict, NEVER};
+
+/// `window_ms limit [COST n] [ALIGN]`, validated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FixedRequest {
+    pub window: Window,
+    /// Units this request takes, `>= 1`.
+    pub cost: i64,
+    /// Windows start at multiples of `window_ms` since the Unix epoch.
+    pub align: bool,
+}
+
+impl FixedRequest {
+    /// A request larger than the limit can never be accepted, however long it waits.
+    pub fn can_never_fit(&self) -> bool {
+        self.cost > self.window.limit
+    }
+}
+
+/// Parses the arguments after the key; `max_limit` is `winlimit.max-limit`.
+pub fn parse(args: &[&[u8]], max_limit: i64) -> Result<FixedRequest, ArgError> {
+    let (windows, options) = parse::windows(args, |_| max_limit)?;
+    if windows.len() > 1 {
+        return Err(ArgError::new("WINLIMIT.FIXED takes one window_ms limit pair"));
+    }
+    let mut request = FixedRequest { window: windows.smallest(), cost: 1, align: false };
+    let mut options = Options::new(options);
+    while let Some(word) = options.next_word() {
+        if word.eq_ignore_ascii_case(b"COST") {
+            request.cost = parse::cost(options.value("COST")?)?;
+        } else if word.eq_ignore_ascii_case(b"ALIGN") {
+            options.once("ALIGN")?;
+            request.align = true;
+        } else if parse::looks_like_integer(word) {
+            return Err(ArgError::pair_after_options(word));
+        } else {
+            return Err(ArgError::unknown_option(word));
+        }
+    }
+    Ok(request)
+}
 
 /// The stored counter as the adapter reads it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,12 +78,12 @@ pub struct FixedPlan {
 }
 
 /// Decides one call at `now` against the stored counter (`None`: no key).
-pub fn decide(now: i64, request: &Request, mode: Mode, stored: Option<Counter>) -> FixedPlan {
+pub fn decide(now: i64, request: &FixedRequest, mode: Mode, stored: Option<Counter>) -> FixedPlan {
     let live = stored.filter(|c| c.expires_at.map_or(true, |at| at > now));
     let window_end = live.and_then(|c| c.expires_at).unwrap_or_else(|| new_window_end(now, request));
     let count = live.map_or(0, |c| c.count);
 
-    let allowed = !request.can_never_fit() && count.saturating_add(request.cost) <= request.limit;
+    let allowed = !request.can_never_fit() && count.saturating_add(request.cost) <= request.window.limit;
     let records = allowed && mode == Mode::Record;
     let count_after = if records { count + request.cost } else { count };
     let time_left = window_end.saturating_sub(now);
@@ -56,8 +97,8 @@ pub fn decide(now: i64, request: &Request, mode: Mode, stored: Option<Counter>) 
     };
     let verdict = Verdict {
         allowed,
-        limit: request.limit,
-        remaining: remaining(request.limit, count_after),
+        limit: request.window.limit,
+        remaining: remaining(request.window.limit, count_after),
         retry_after_ms,
         reset_after_ms: if count_after > 0 { time_left } else { 0 },
     };
@@ -76,8 +117,8 @@ pub fn decide(now: i64, request: &Request, mode: Mode, stored: Option<Counter>) 
 
 /// Where a window starting now ends: one window later, or with `ALIGN` at the next
 /// multiple of the window since the epoch.
-fn new_window_end(now: i64, request: &Request) -> i64 {
-    let window = request.window_ms;
+fn new_window_end(now: i64, request: &FixedRequest) -> i64 {
+    let window = request.window.window_ms;
     if request.align {
         now.div_euclid(window).saturating_add(1).saturating_mul(window)
     } else {

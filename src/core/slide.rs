@@ -1,0 +1,249 @@
+//! The exact sliding-window log: parsing `WINLIMIT.SLIDE`'s arguments and deciding a call
+//! from a view of the stored log.
+//!
+//! The log is a set of entries, one per accepted unit, each with the time (ms) it was
+//! accepted. An entry at `t` counts in a window of `w` while `now - t < w`. One log serves
+//! every `window_ms limit` pair of a call; entries are kept while they count in the largest.
+//! Nothing here touches Redis: the keyspace adapter answers the few questions of
+//! [`LogView`] from a sorted set and carries out the returned [`SlidePlan`].
+
+use crate::core::parse::{self, ArgError, Options};
+use crate::core::request::{Mode, Window, Windows, MAX_WINDOWS};
+use crate::core::verdict::{bind, remaining, PairVerdict, Verdict, NEVER};
+
+/// `window_ms limit [window_ms limit ...] [COST n] [BUCKET ms]`, validated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SlideRequest {
+    pub windows: Windows,
+    /// Units this request takes, `>= 1`.
+    pub cost: i64,
+    /// `BUCKET ms`: count per bucket of this many ms instead of one entry per unit.
+    pub bucket_ms: Option<i64>,
+}
+
+/// With `BUCKET`, a limit may be this large: the key's size does not grow with it.
+pub const MAX_BUCKETED_LIMIT: i64 = 1_000_000_000_000;
+
+/// With `BUCKET`, the largest window may span at most this many buckets.
+pub const MAX_BUCKETS_PER_WINDOW: i64 = 1000;
+
+/// Parses the arguments after the key. `max_limit` (`winlimit.max-limit`) bounds the
+/// limits of the exact log; with `BUCKET` they may reach [`MAX_BUCKETED_LIMIT`].
+pub fn parse(args: &[&[u8]], max_limit: i64) -> Result<SlideRequest, ArgError> {
+    let bucketed = |options: &[&[u8]]| options.iter().any(|o| o.eq_ignore_ascii_case(b"BUCKET"));
+    let (windows, options) =
+        parse::windows(args, |options| if bucketed(options) { MAX_BUCKETED_LIMIT } else { max_limit })?;
+    let mut request = SlideRequest { windows, cost: 1, bucket_ms: None };
+    let mut options = Options::new(options);
+    while let Some(word) = options.next_word() {
+        if word.eq_ignore_ascii_case(b"COST") {
+            request.cost = parse::cost(options.value("COST")?)?;
+        } else if word.eq_ignore_ascii_case(b"BUCKET") {
+            request.bucket_ms = Some(bucket_ms(options.value("BUCKET")?, &windows)?);
+        } else if parse::looks_like_integer(word) {
+            return Err(ArgError::pair_after_options(word));
+        } else {
+            return Err(ArgError::unknown_option(word));
+        }
+    }
+    Ok(request)
+}
+
+/// `BUCKET b`: `1..=` the smallest window, and the largest window spans at most
+/// [`MAX_BUCKETS_PER_WINDOW`] buckets (so at most one more is ever stored).
+fn bucket_ms(value: &[u8], windows: &Windows) -> Result<i64, ArgError> {
+    let smallest = windows.smallest().window_ms;
+    let largest = windows.largest().window_ms;
+    let fits = |b: &i64| (1..=smallest).contains(b) && (largest + b - 1) / b <= MAX_BUCKETS_PER_WINDOW;
+    parse::parse_int(value).filter(fits).ok_or_else(|| {
+        let least = (largest + MAX_BUCKETS_PER_WINDOW - 1) / MAX_BUCKETS_PER_WINDOW;
+        if least > smallest {
+            ArgError::new(format_args!(
+                "BUCKET cannot serve these windows: the largest needs buckets of at least {least} ms, \
+                 the smallest allows at most {smallest} ms"
+            ))
+        } else {
+            ArgError::range("BUCKET", least, smallest)
+        }
+    })
+}
+
+/// Members are a per-key sequence of integers in this range, each unit one more than the
+/// last, wrapping around at the end. Ten digits inside 32 bits: Redis keeps them as 32-bit
+/// integers in small sets and in its smallest strings in large ones, and with one width
+/// their string order is their numeric order, so the newest entry holds the highest member.
+pub const MEMBERS: std::ops::RangeInclusive<i64> = 1_000_000_000..=2_147_483_647;
+
+/// The member after `member` in the sequence; anything outside [`MEMBERS`] (a script's
+/// member, or the end of the range) starts it over.
+pub fn next_member(member: i64) -> i64 {
+    if MEMBERS.contains(&member) && member < *MEMBERS.end() {
+        member + 1
+    } else {
+        *MEMBERS.start()
+    }
+}
+
+/// One stored entry as the adapter sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Entry {
+    /// Acceptance time in ms (a fractional stored score is rounded up).
+    pub score: i64,
+    /// The member as an integer, if it is one (logs written by scripts may hold anything).
+    pub member: Option<i64>,
+}
+
+/// What the decision reads from the stored log. The keyspace adapter answers from a sorted
+/// set; the tests answer from a vector. A missing key is an empty log.
+pub trait LogView {
+    /// Number of entries, counted or not.
+    fn len(&self) -> u64;
+    /// The entry with the highest score (ties: the last in Redis order).
+    fn newest(&self) -> Option<Entry>;
+    /// Absolute expiry of the key in ms, if it has one.
+    fn expires_at(&self) -> Option<i64>;
+    /// How many entries are scored at or below `cutoff`, walking from the oldest.
+    fn count_through(&self, cutoff: i64) -> u64;
+    /// The score of the `n`-th (from 0) oldest entry scored above `cutoff`.
+    fn nth_after(&self, cutoff: i64, n: u64) -> Option<i64>;
+    /// How many entries are scored above `cutoff`, walking from the newest and stopping at
+    /// `cap`: a short window costs its own size, not the log's.
+    fn count_after_from_newest(&self, cutoff: i64, cap: u64) -> u64;
+    /// The score of the `n`-th (from 0) newest entry.
+    fn nth_newest(&self, n: u64) -> Option<i64>;
+}
+
+/// `count` new entries, all at `score`, with members `first_member`, then each
+/// [`next_member`] of the one before.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Append {
+    pub score: i64,
+    pub count: i64,
+    pub first_member: i64,
+}
+
+/// The decision for one call and the writes that carry it out, in order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SlidePlan {
+    pub verdict: Verdict,
+    /// The key's expiry has passed: delete it before anything else.
+    pub discard_expired: bool,
+    /// Remove every entry whose score is at or below this (they no longer count).
+    pub trim_through: Option<i64>,
+    pub append: Option<Append>,
+    /// Give the key this absolute expiry (ms). Only set when it differs from the stored one.
+    pub expire_at: Option<i64>,
+}
+
+impl SlidePlan {
+    /// True when carrying out the plan changes nothing.
+    pub fn is_noop(&self) -> bool {
+        !self.discard_expired && self.trim_through.is_none() && self.append.is_none() && self.expire_at.is_none()
+    }
+}
+
+/// Decides one call at `now` against the stored log.
+///
+/// Reads no more of the log than the verdict needs: the entries that left the largest
+/// window, for each shorter window at most its limit counted from the newest end, and on a
+/// rejection the entry whose departure makes room.
+pub fn decide(now: i64, request: &SlideRequest, mode: Mode, log: &impl LogView) -> SlidePlan {
+    let largest = request.windows.largest();
+    let stored_expiry = log.expires_at();
+    // A log whose expiry has come is an empty window, even if Redis still shows it.
+    let expired = stored_expiry.is_some_and(|at| at <= now);
+    let cutoff = now.saturating_sub(largest.window_ms);
+    let (len, stale, newest) = if expired {
+        (0, 0, None)
+    } else {
+        let len = log.len();
+        let stale = if len == 0 { 0 } else { log.count_through(cutoff) };
+        (len, stale, log.newest())
+    };
+    let counted_in_largest = len - stale.min(len);
+
+    let cost = request.cost;
+    let mut pairs = [PairVerdict::default(); MAX_WINDOWS];
+    for (pair, window) in pairs.iter_mut().zip(request.windows.iter()) {
+        *pair = check(now, window, cost, *window == largest, counted_in_largest, log);
+    }
+    let pairs = &mut pairs[..request.windows.len()];
+    let allowed = pairs.iter().all(|p| p.wait_ms == 0);
+    let records = allowed && mode == Mode::Record;
+
+    let newest_counted = newest.map(|e| e.score).filter(|_| counted_in_largest > 0);
+    let newest_after = if records { Some(newest_counted.map_or(now, |t| t.max(now))) } else { newest_counted };
+    for (pair, window) in pairs.iter_mut().zip(request.windows.iter()) {
+        if records {
+            // Exact: an accepted pair had `limit - remaining + cost <= limit`.
+            pair.remaining -= cost;
+        }
+        // Nothing counts in this window once its newest entry has left it.
+        pair.reset_after_ms = newest_after
+            .map(|t| t.saturating_add(window.window_ms).saturating_sub(now))
+            .filter(|&left| left > 0)
+            .unwrap_or(0);
+    }
+    let verdict = bind(pairs);
+
+    if mode == Mode::Peek {
+        return SlidePlan { verdict, discard_expired: false, trim_through: None, append: None, expire_at: None };
+    }
+    let append = records.then(|| Append {
+        score: now,
+        count: cost,
+        first_member: newest.and_then(|e| e.member).map_or(*MEMBERS.start(), next_member),
+    });
+    let wanted_expiry = newest_after.map(|t| t.saturating_add(largest.window_ms));
+    let current_expiry = if expired { None } else { stored_expiry };
+    SlidePlan {
+        verdict,
+        discard_expired: expired,
+        trim_through: (stale > 0).then_some(cutoff),
+        append,
+        expire_at: wanted_expiry.filter(|want| current_expiry != Some(*want)),
+    }
+}
+
+/// One pair's answer before anything is recorded: `remaining` is what the window has left
+/// now, `wait_ms` when it has room for `cost`. The largest window's count is known already;
+/// a shorter one counts from the newest end, at most one past its limit (beyond that the
+/// answer is the same).
+fn check(
+    now: i64,
+    window: &Window,
+    cost: i64,
+    is_largest: bool,
+    counted_in_largest: u64,
+    log: &impl LogView,
+) -> PairVerdict {
+    let limit = window.limit;
+    let cutoff = now.saturating_sub(window.window_ms);
+    let counted = if is_largest || counted_in_largest == 0 {
+        counted_in_largest
+    } else {
+        let cap = u64::try_from(limit).unwrap_or(u64::MAX).saturating_add(1);
+        log.count_after_from_newest(cutoff, cap).min(counted_in_largest)
+    };
+    let counted = i64::try_from(counted).unwrap_or(i64::MAX);
+    let wait_ms = if cost > limit {
+        NEVER
+    } else if counted.saturating_add(cost) <= limit {
+        0
+    } else {
+        // Room appears once the entry `limit - cost` places from the newest leaves; from the
+        // oldest end that is the `counted + cost - limit`-th, cheaper to reach in the largest
+        // window, whose count is exact.
+        let freeing = if is_largest {
+            log.nth_after(cutoff, u64::try_from(counted + cost - limit - 1).unwrap_or(0))
+        } else {
+            log.nth_newest(u64::try_from(limit - cost).unwrap_or(0))
+        };
+        // The log always holds that entry here; fall back to a full window.
+        freeing.map_or(window.window_ms, |t| t.saturating_add(window.window_ms).saturating_sub(now).max(1))
+    };
+    PairVerdict { window_ms: window.window_ms, limit, remaining: remaining(limit, counted), wait_ms, reset_after_ms: 0 }
+}
+
+#[cfg(test)]
+mod tests;

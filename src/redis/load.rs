@@ -1,0 +1,80 @@
+//! Loading the module: every enabled row of the command table with its metadata and ACL
+//! categories, then configuration and INFO.
+
+use std::os::raw::c_int;
+
+use redis_module::raw;
+
+use crate::redis::api::{api, bytes, log};
+use crate::redis::commands::{CommandSpec, TABLE};
+use crate::redis::handler::ENTRIES;
+use crate::redis::{config, info, metadata};
+
+/// The module's name, as `MODULE LIST` shows it.
+pub const NAME: &std::ffi::CStr = c"winlimit";
+
+/// Registers everything once `RedisModule_Init` has succeeded. A failure is logged and
+/// refuses the load.
+pub fn load(ctx: *mut raw::RedisModuleCtx, argv: &[*mut raw::RedisModuleString]) -> Result<(), String> {
+    // A panic is caught by the command handler and answered with an error; its message
+    // belongs in the server log, wherever that is, not on stderr.
+    std::panic::set_hook(Box::new(|panic| log(std::ptr::null_mut(), c"warning", &format!("winlimit: {panic}"))));
+    let args: Vec<&[u8]> = argv.iter().map(|&a| bytes(a)).collect();
+    config::from_module_args(&args)?;
+    // Keys are signalled as modified only when a call writes (see Key::signal_modified).
+    api!(RedisModule_SetModuleOptions(ctx, raw::REDISMODULE_OPTION_NO_IMPLICIT_SIGNAL_MODIFIED as c_int));
+
+    // SAFETY: reading a function pointer the server set at load time.
+    let has_command_handles = unsafe { raw::RedisModule_GetCommand }.is_some();
+    for (spec, entry) in TABLE.iter().zip(ENTRIES).filter(|(spec, _)| (spec.enabled)()) {
+        let created = api!(RedisModule_CreateCommand(ctx, spec.name.as_ptr(), entry, spec.flags.as_ptr(), 1, 1, 1));
+        if created != raw::Status::Ok as c_int {
+            return Err(format!("could not create {:?}: is another module's command of that name loaded?", spec.name));
+        }
+        if has_command_handles {
+            let handle = api!(RedisModule_GetCommand(ctx, spec.name.as_ptr()));
+            if handle.is_null() {
+                return Err(format!("could not find {:?} after creating it", spec.name));
+            }
+            metadata::describe(ctx, handle, spec);
+            set_acl_categories(ctx, handle, spec);
+        }
+    }
+    log_missing_features(ctx, has_command_handles);
+
+    if !config::register(ctx) {
+        log(ctx, c"notice", "winlimit: this server has no module configs: set max-limit as a module argument");
+    }
+    api!(RedisModule_RegisterInfoFunc(ctx, Some(info::info)));
+    api!(RedisModule_RegisterCommandFilter(
+        ctx,
+        Some(info::reset_on_resetstat),
+        raw::REDISMODULE_CMDFILTER_NOSELF as c_int
+    ));
+    Ok(())
+}
+
+/// One notice per optional API this server lacks, naming what goes without it.
+fn log_missing_features(ctx: *mut raw::RedisModuleCtx, has_command_handles: bool) {
+    // SAFETY: reading function pointers the server set at load time.
+    let (docs, acl) = unsafe { (raw::RedisModule_SetCommandInfo, raw::RedisModule_SetCommandACLCategories) };
+    if !has_command_handles || docs.is_none() {
+        log(ctx, c"notice", "winlimit: this server has no SetCommandInfo: COMMAND DOCS will be bare");
+    }
+    if !has_command_handles || acl.is_none() {
+        log(ctx, c"notice", "winlimit: this server has no SetCommandACLCategories: name the commands in ACL rules");
+    }
+}
+
+/// Puts the command in its ACL categories where the server can (Redis 7.2+, Valkey). On
+/// older servers module commands belong to no category; ACL rules must name them.
+fn set_acl_categories(ctx: *mut raw::RedisModuleCtx, handle: *mut raw::RedisModuleCommand, spec: &CommandSpec) {
+    // SAFETY: reading a function pointer the server set at load time.
+    let Some(set_categories) = (unsafe { raw::RedisModule_SetCommandACLCategories }) else {
+        return;
+    };
+    // SAFETY: a command handle from GetCommand and a NUL-terminated category list.
+    if unsafe { set_categories(handle, spec.acl_categories.as_ptr()) } != raw::Status::Ok as c_int {
+        log(ctx, c"warning", &format!("winlimit: could not set the ACL categories of {:?}", spec.name));
+    }
+}

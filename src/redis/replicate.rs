@@ -1,0 +1,73 @@
+//! Typed replication of effects as core commands, with absolute times.
+//!
+//! A call never replicates itself: a replica re-running it would decide on its own clock.
+//! It replicates what it changed, so replicas and AOF replays end with the same members,
+//! scores, values and expiries, even on a server without the module.
+
+use std::os::raw::{c_char, c_int, c_longlong};
+
+use redis_module::raw;
+
+use crate::redis::key::Key;
+
+type Replicate = unsafe extern "C" fn(*mut raw::RedisModuleCtx, *const c_char, *const c_char, ...) -> c_int;
+
+/// `RedisModule_Replicate`, called directly because it is variadic.
+fn replicate() -> Replicate {
+    // SAFETY: reading a function pointer the server set at load time.
+    unsafe { raw::RedisModule_Replicate }.expect("RedisModule_Replicate is not available on this server")
+}
+
+/// `PEXPIREAT key at`.
+pub fn pexpireat(key: &Key, at: i64) {
+    // SAFETY: "sl" is a module string and a long long.
+    unsafe { replicate()(key.ctx(), c"PEXPIREAT".as_ptr(), c"sl".as_ptr(), key.name(), at as c_longlong) };
+}
+
+/// `DEL key`.
+pub fn del(key: &Key) {
+    // SAFETY: "s" is one module string.
+    unsafe { replicate()(key.ctx(), c"DEL".as_ptr(), c"s".as_ptr(), key.name()) };
+}
+
+/// `SET key value PXAT at`.
+pub fn set_pxat(key: &Key, value: *mut raw::RedisModuleString, at: i64) {
+    // SAFETY: "sscl" is two module strings, a C string and a long long.
+    unsafe {
+        replicate()(key.ctx(), c"SET".as_ptr(), c"sscl".as_ptr(), key.name(), value, c"PXAT".as_ptr(), at as c_longlong)
+    };
+}
+
+/// `INCRBY key by`.
+pub fn incrby(key: &Key, by: i64) {
+    // SAFETY: "sl" is a module string and a long long.
+    unsafe { replicate()(key.ctx(), c"INCRBY".as_ptr(), c"sl".as_ptr(), key.name(), by as c_longlong) };
+}
+
+/// `ZREMRANGEBYSCORE key -inf through`.
+pub fn zremrangebyscore_through(key: &Key, through: i64) {
+    // SAFETY: "scl" is a module string, a C string and a long long.
+    unsafe {
+        replicate()(
+            key.ctx(),
+            c"ZREMRANGEBYSCORE".as_ptr(),
+            c"scl".as_ptr(),
+            key.name(),
+            c"-inf".as_ptr(),
+            through as c_longlong,
+        )
+    };
+}
+
+/// `ZADD key score member`.
+pub fn zadd_one(key: &Key, score: i64, member: *mut raw::RedisModuleString) {
+    // SAFETY: "sls" is a module string, a long long and a module string.
+    unsafe { replicate()(key.ctx(), c"ZADD".as_ptr(), c"sls".as_ptr(), key.name(), score as c_longlong, member) };
+}
+
+/// `<command> key args...`, for commands whose argument list is built at run time (`ZADD`
+/// with many members, `HSET`, `HDEL`).
+pub fn with_args(key: &Key, command: &std::ffi::CStr, args: &[*mut raw::RedisModuleString]) {
+    // SAFETY: "sv" is a module string, then an array of module strings and its length.
+    unsafe { replicate()(key.ctx(), command.as_ptr(), c"sv".as_ptr(), key.name(), args.as_ptr(), args.len()) };
+}
