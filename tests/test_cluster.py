@@ -72,7 +72,8 @@ def holders(cluster, key):
 
 
 @pytest.mark.parametrize("command,extra", [
-    ("slide", []), ("slide", ["COST", 2]), ("fixed", ["COST", 2, "ALIGN"]), ("fixed", ["ALIGN"]),
+    ("slide", []), ("slide", ["COST", 2]), ("slide", [2 * W, 9, "COST", 2]),
+    ("fixed", ["COST", 2, "ALIGN"]), ("fixed", ["ALIGN"]),
     ("slide_ro", ["COST", 3]), ("fixed_ro", ["ALIGN", "COST", 3])])
 def test_command_getkeys_returns_the_one_key(cluster, command, extra):
     r = cluster.nodes[0].client

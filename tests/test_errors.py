@@ -21,6 +21,30 @@ BAD_LIMITS = ["-1", "1000001", "99999999999999999999", "abc", "2.5", ""]
 BAD_COSTS = ["0", "-1", "99999999999999999999", "abc", "1.5", ""]
 
 
+PAIR_AFTER_OPTIONS = "ERR '{}' where an option was expected: window_ms limit pairs come before the options"
+NO_LIMIT = "ERR window_ms {} has no limit after it"
+NINE_PAIRS = [x for i in range(1, 10) for x in (i * W, 5)]
+SEVERAL_WINDOWS = [
+    ([W, 5, 2 * W, 9, W, 3], f"ERR window_ms {W} given more than once"),
+    (NINE_PAIRS, "ERR at most 8 window_ms limit pairs are allowed"),
+    ([W, 5, 0, 3], WINDOW_ERR),
+    ([W, 5, 2 * W, 1000001], LIMIT_ERR),
+    ([W, 5, 2 * W, -1], LIMIT_ERR),
+]
+BUCKET = [
+    ([W, 5, "BUCKET", 0], f"ERR BUCKET must be an integer between 1 and {W}"),
+    ([W, 5, "BUCKET", W + 1], f"ERR BUCKET must be an integer between 1 and {W}"),
+    ([W, 5, "BUCKET", "x"], f"ERR BUCKET must be an integer between 1 and {W}"),
+    ([W, 5, "BUCKET"], "ERR BUCKET needs a value"),
+    ([W, 5, "BUCKET", 10, "bucket", 10], "ERR option 'BUCKET' given more than once"),
+    ([10**6, 5, "BUCKET", 999], "ERR BUCKET must be an integer between 1000 and 1000000"),
+    ([10, 5, 10**6, 5, "BUCKET", 10], "ERR BUCKET cannot serve these windows: the largest needs buckets "
+                                      "of at least 1000 ms, the smallest allows at most 10 ms"),
+    ([W, 10**12 + 1, "BUCKET", 10], "ERR limit must be an integer between 0 and 1000000000000"),
+    ([W, 1000001], LIMIT_ERR),
+]
+
+
 def populate(r):
     """Keys of every kind; "z" holds a stale entry and "n" has no TTL, so a call that
     wrongly writes before failing (trims, heals, creates) changes the snapshot."""
@@ -60,10 +84,15 @@ def cases():
                 out += [(cmd, [key, W, 5, *opts], COST_NEEDS_VALUE) for opts in (["ALIGN", "COST"],)]
                 out += [(cmd, [key, W, 5, "COST", "ALIGN"], COST_ERR)]
                 out += [(cmd, [key, W, 5, "ALIGNED"], "ERR unknown option 'ALIGNED'")]
+                out += [(cmd, [key, W, 5, 2 * W, 9], "ERR WINLIMIT.FIXED takes one window_ms limit pair")]
             else:
                 out += [(cmd, [key, W, 5, *opts], f"ERR unknown option '{bad}'")
                         for opts, bad in [(["ALIGN"], "ALIGN"), (["align"], "align"),
                                           (["COST", 2, "ALIGN"], "ALIGN")]]
+                out += [(cmd, [key, *args], expected) for args, expected in SEVERAL_WINDOWS + BUCKET]
+            out += [(cmd, [key, W, 5, "COST", 1, 2 * W, 3], PAIR_AFTER_OPTIONS.format(2 * W)),
+                    (cmd, [key, W, 5, 2 * W], NO_LIMIT.format(2 * W)),
+                    (cmd, [key, W, 5, 2 * W, "COST", 1], NO_LIMIT.format(2 * W))]
         if is_fixed:
             out += [(cmd, [key, W, 5], WRONGTYPE) for key in ("list", "hash", "set", "z")]
             out += [(cmd, [key, W, 5], NOT_INTEGER) for key in ("str", "neg", "float", "big", "empty")]

@@ -25,6 +25,8 @@ def workload(r):
     call(r, "slide", "s:trimrej", W, 2)                     # rejected, trims, sets the TTL
     call(r, "slide", "s:zero", W, 0)                        # nothing
     call(r, "slide", "s:toobig", W, 2, "COST", 3)           # nothing
+    for _ in range(4):
+        call(r, "slide", "s:pairs", 1000, 3, W, 10)         # two windows: 3 accepted, 1 rejected
     for _ in range(5):
         call(r, "fixed", "f:basic", W, 3)
     call(r, "fixed", "f:align", ALIGNED_W, 3, "ALIGN")
@@ -43,7 +45,7 @@ def workload(r):
 
 # What the workload leaves behind (calls that change nothing create no key).
 WORKLOAD_KEYS = sorted(k.encode() for k in [
-    "s:basic", "s:cost", "s:bigcost", "s:burst", "s:trim", "s:trimrej",
+    "s:basic", "s:cost", "s:bigcost", "s:burst", "s:trim", "s:trimrej", "s:pairs",
     "f:basic", "f:align", "f:heal", "f:healrej", "f:healalign", "f:cost"])
 
 

@@ -418,3 +418,128 @@ proptest! {
         prop_assert!(v.retry_after_ms >= NEVER && v.reset_after_ms >= 0);
     }
 }
+
+/// The model's own answer for one pair, from the accepted units alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct ModelPair {
+    window: i64,
+    limit: i64,
+    remaining: i64,
+    wait: i64,
+    reset: i64,
+}
+
+/// The binding pair as the contract states it, written out plainly.
+fn model_binding(pairs: &[ModelPair], allowed: bool) -> ModelPair {
+    let longer_first = |a: &&ModelPair, b: &&ModelPair| b.window.cmp(&a.window);
+    let mut candidates: Vec<&ModelPair> = pairs.iter().collect();
+    candidates.sort_by(longer_first);
+    if allowed {
+        let least = pairs.iter().map(|p| p.remaining).min().unwrap();
+        **candidates.iter().find(|p| p.remaining == least).unwrap()
+    } else if let Some(never) = candidates.iter().find(|p| p.wait == NEVER) {
+        **never
+    } else {
+        let latest = pairs.iter().map(|p| p.wait).max().unwrap();
+        **candidates.iter().find(|p| p.wait == latest).unwrap()
+    }
+}
+
+#[test]
+fn ten_per_second_and_twenty_per_minute_reject_the_eleventh_in_a_second() {
+    let mut log = MemoryLog::default();
+    let r = windows(&[(1000, 10), (60_000, 20)], 1);
+    let accepted = (0..11).filter(|i| log.call(5000 + i, &r, Mode::Record).allowed).count();
+    assert_eq!(accepted, 10);
+    // The eleventh waits for the first to leave the second-long window.
+    let v = log.call(5011, &r, Mode::Peek);
+    assert_eq!(v.to_array(), [0, 10, 0, 5000 + 1000 - 5011, 1000 - 11 + 9]);
+}
+
+#[test]
+fn a_rejection_in_one_pair_records_nothing_in_any() {
+    let mut log = MemoryLog::with_scores(&[100, 200]);
+    let before = log.entries.clone();
+    let v = log.call(300, &windows(&[(1000, 2), (60_000, 100)], 1), Mode::Record);
+    assert!(!v.allowed);
+    assert_eq!(log.entries, before);
+}
+
+#[test]
+fn entries_are_kept_and_the_key_lives_for_the_largest_window() {
+    let mut log = MemoryLog::default();
+    let r = windows(&[(100, 5), (10_000, 50)], 1);
+    log.call(1000, &r, Mode::Record);
+    log.call(2000, &r, Mode::Record);
+    assert_eq!(log.entries.len(), 2);
+    assert_eq!(log.expires_at, Some(12_000));
+}
+
+#[test]
+fn the_longer_window_binds_when_both_have_as_little_room() {
+    let mut log = MemoryLog::default();
+    let v = log.call(0, &windows(&[(1000, 3), (60_000, 3)], 1), Mode::Record);
+    assert_eq!((v.limit, v.remaining, v.reset_after_ms), (3, 2, 60_000));
+}
+
+#[test]
+fn a_cost_above_one_limit_binds_to_that_pair_with_never() {
+    let mut log = MemoryLog::default();
+    let v = log.call(0, &windows(&[(1000, 2), (60_000, 100)], 5), Mode::Record);
+    assert_eq!(v.to_array(), [0, 2, 2, NEVER, 0]);
+}
+
+proptest! {
+    /// Several pairs against the definition: accepted exactly when every pair has room,
+    /// every field equal to the model's binding pair, retries exact, and no span of any
+    /// window ever holding more than its limit.
+    #[test]
+    fn several_windows_match_the_reference_model(
+        pairs in proptest::collection::btree_map(1i64..150, 0i64..8, 1..4),
+        arrivals in proptest::collection::vec((0i64..40, 1i64..4), 1..50),
+        peek_every in 2usize..5,
+    ) {
+        let pairs: Vec<(i64, i64)> = pairs.into_iter().collect();
+        let mut log = MemoryLog::default();
+        let mut accepted: Vec<(i64, i64)> = Vec::new();
+        let mut now = 1_000;
+        for (i, (gap, cost)) in arrivals.into_iter().enumerate() {
+            now += gap;
+            let r = windows(&pairs, cost);
+            let mode = if i % peek_every == 0 { Mode::Peek } else { Mode::Record };
+            let fits = pairs.iter().all(|&(w, l)| units_in_window(&accepted, now, w) + cost <= l);
+            let records = fits && mode == Mode::Record;
+            let before = log.clone();
+            let v = log.call(now, &r, mode);
+            prop_assert_eq!(v.allowed, fits);
+            if records {
+                accepted.push((now, cost));
+            }
+            let model: Vec<ModelPair> = pairs.iter().map(|&(w, l)| {
+                let used = units_in_window(&accepted, now, w);
+                let wait = if cost > l {
+                    NEVER
+                } else {
+                    (0..=w).find(|d| units_in_window(&accepted, now + d, w) + cost <= l).unwrap()
+                };
+                let wait = if fits { 0 } else { wait };
+                let reset = (0..=w).find(|d| units_in_window(&accepted, now + d, w) == 0).unwrap();
+                ModelPair { window: w, limit: l, remaining: (l - used).max(0), wait, reset }
+            }).collect();
+            let expected = model_binding(&model, fits);
+            prop_assert_eq!(
+                v.to_array(),
+                [i64::from(fits), expected.limit, expected.remaining, expected.wait, expected.reset]
+            );
+            if !fits && expected.wait != NEVER {
+                prop_assert!(before.clone().call(now + v.retry_after_ms, &r, Mode::Peek).allowed);
+                prop_assert!(!before.clone().call(now + v.retry_after_ms - 1, &r, Mode::Peek).allowed);
+            }
+            for &(w, l) in &pairs {
+                for &(t, _) in &accepted {
+                    prop_assert!(units_in_window(&accepted, t, w) <= l);
+                }
+            }
+        }
+    }
+}
