@@ -187,6 +187,12 @@ def server_ms(client):
     return sec * 1000 + usec // 1000
 
 
+def expiry_slack(window_ms):
+    """How much longer than its newest entry's window a sliding log's key may live
+    (README: the expiry moves once per slack, not on every call)."""
+    return min(window_ms // 8, 60000)
+
+
 def pexpiretime(client, key):
     return client.execute_command("PEXPIRETIME", key)
 

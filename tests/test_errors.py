@@ -10,14 +10,16 @@ W = 1000
 COMMANDS = ["slide", "fixed", "slide_ro", "fixed_ro"]
 
 WINDOW_ERR = "ERR window_ms must be an integer between 1 and 1000000000000"
-LIMIT_ERR = "ERR limit must be an integer between 0 and 1000000"
+LIMIT_ERR = "ERR limit must be an integer between 0 and 10000"
+FIXED_LIMIT_ERR = "ERR limit must be an integer between 0 and 1000000000000"
 COST_ERR = "ERR COST must be a positive integer"
 COST_NEEDS_VALUE = "ERR COST needs a value"
 WRONGTYPE = "WRONGTYPE Operation against a key holding the wrong kind of value"
 NOT_INTEGER = "ERR value is not an integer or out of range"
 
 BAD_WINDOWS = ["0", "-1", "1000000000001", "99999999999999999999", "abc", "1.5", "1e3", ""]
-BAD_LIMITS = ["-1", "1000001", "99999999999999999999", "abc", "2.5", ""]
+FIXED_BAD_LIMITS = ["-1", "1000000000001", "99999999999999999999", "abc", "2.5", ""]
+BAD_LIMITS = ["-1", "10001", "99999999999999999999", "abc", "2.5", ""]
 BAD_COSTS = ["0", "-1", "99999999999999999999", "abc", "1.5", ""]
 
 
@@ -28,7 +30,7 @@ SEVERAL_WINDOWS = [
     ([W, 5, 2 * W, 9, W, 3], f"ERR window_ms {W} given more than once"),
     (NINE_PAIRS, "ERR at most 8 window_ms limit pairs are allowed"),
     ([W, 5, 0, 3], WINDOW_ERR),
-    ([W, 5, 2 * W, 1000001], LIMIT_ERR),
+    ([W, 5, 2 * W, 10001], LIMIT_ERR),
     ([W, 5, 2 * W, -1], LIMIT_ERR),
 ]
 BUCKET = [
@@ -41,7 +43,7 @@ BUCKET = [
     ([10, 5, 10**6, 5, "BUCKET", 10], "ERR BUCKET cannot serve these windows: the largest needs buckets "
                                       "of at least 1000 ms, the smallest allows at most 10 ms"),
     ([W, 10**12 + 1, "BUCKET", 10], "ERR limit must be an integer between 0 and 1000000000000"),
-    ([W, 1000001], LIMIT_ERR),
+    ([W, 10001], LIMIT_ERR),
 ]
 
 
@@ -69,7 +71,8 @@ def cases():
                 for args in ([], ["k"], ["k", W])]
         for key in (["new", "c", "n"] if is_fixed else ["new", "z"]):
             out += [(cmd, [key, w, 5], WINDOW_ERR) for w in BAD_WINDOWS]
-            out += [(cmd, [key, W, lim], LIMIT_ERR) for lim in BAD_LIMITS]
+            out += [(cmd, [key, W, lim], FIXED_LIMIT_ERR if is_fixed else LIMIT_ERR)
+                    for lim in (FIXED_BAD_LIMITS if is_fixed else BAD_LIMITS)]
             out += [(cmd, [key, W, 5, "COST", c], COST_ERR) for c in BAD_COSTS]
             out += [(cmd, [key, W, 5, *opts], COST_NEEDS_VALUE)
                     for opts in (["COST"], ["cost"])]
@@ -114,6 +117,7 @@ def test_bad_input_gets_exact_error_and_changes_nothing(server, r, cmd, args, ex
 
 @pytest.mark.parametrize("cmd", COMMANDS)
 def test_extreme_valid_arguments_are_accepted(r, cmd):
-    assert call(r, cmd, "k1", 1, 1000000)[:2] == (1, 1000000)
+    top = 10**12 if cmd.startswith("fixed") else 10000
+    assert call(r, cmd, "k1", 1, top)[:2] == (1, top)
     assert call(r, cmd, "k2", 1000000000000, 0)[:2] == (0, 0)
-    assert call(r, cmd, "k3", 1000000000000, 1000000, "COST", 7)[:2] == (1, 1000000)
+    assert call(r, cmd, "k3", 1000000000000, top, "COST", 7)[:2] == (1, top)

@@ -1,4 +1,5 @@
-"""winlimit.max-limit: module argument, CONFIG GET/SET, and the error above it."""
+"""winlimit.max-limit: module argument, CONFIG GET/SET, and the error above it. It bounds
+the exact log, whose size grows with the limit; FIXED keeps one number whatever the limit."""
 
 import pytest
 import redis
@@ -6,7 +7,7 @@ import redis
 from harness import RedisServer, call, error_of, snapshot
 from support import W
 
-COMMANDS = ["slide", "fixed", "slide_ro", "fixed_ro"]
+COMMANDS = ["slide", "slide_ro"]
 
 
 def max_limit(r):
@@ -29,8 +30,8 @@ def rs(small):
     return small.client
 
 
-def test_default_is_one_million(r):
-    assert max_limit(r) == "1000000"
+def test_default_is_ten_thousand(r):
+    assert max_limit(r) == "10000"
 
 
 def test_module_argument_sets_it(rs):
@@ -78,4 +79,11 @@ def test_config_set_accepts_the_bounds(rs, value):
 
 def test_config_set_to_the_upper_bound_allows_that_limit(small, rs):
     rs.config_set("winlimit.max-limit", 10**12)
-    assert call(rs, "fixed", "k", W, 10**12)[:3] == (1, 10**12, 10**12 - 1)
+    assert call(rs, "slide", "k", W, 10**12)[:3] == (1, 10**12, 10**12 - 1)
+
+
+@pytest.mark.parametrize("command", ["fixed", "fixed_ro"])
+def test_fixed_limits_are_not_bounded_by_it(rs, command):
+    assert call(rs, command, "k", W, 10**12)[:2] == (1, 10**12)
+    assert error_of(rs.connection_pool.connection_kwargs["port"], "WINLIMIT." + command.upper(), "k", W,
+                    10**12 + 1) == "ERR limit must be an integer between 0 and 1000000000000"

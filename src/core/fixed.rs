@@ -25,9 +25,13 @@ impl FixedRequest {
     }
 }
 
-/// Parses the arguments after the key; `max_limit` is `winlimit.max-limit`.
-pub fn parse(args: &[&[u8]], max_limit: i64) -> Result<FixedRequest, ArgError> {
-    let (windows, options) = parse::windows(args, |_| max_limit)?;
+/// The largest limit: a counter is one number whatever the limit, so `winlimit.max-limit`
+/// (which bounds what grows with the limit) does not apply.
+pub const MAX_LIMIT: i64 = 1_000_000_000_000;
+
+/// Parses the arguments after the key.
+pub fn parse(args: &[&[u8]]) -> Result<FixedRequest, ArgError> {
+    let (windows, options) = parse::windows(args, |_| MAX_LIMIT)?;
     if windows.len() > 1 {
         return Err(ArgError::new("WINLIMIT.FIXED takes one window_ms limit pair"));
     }

@@ -111,6 +111,8 @@ pub trait LogView {
     fn count_after_from_newest(&self, cutoff: i64, cap: u64) -> u64;
     /// The score of the `n`-th (from 0) newest entry.
     fn nth_newest(&self, n: u64) -> Option<i64>;
+    /// The score of the `n`-th (from 0) oldest entry.
+    fn nth_oldest(&self, n: u64) -> Option<i64>;
 }
 
 /// `count` new entries, all at `score`, with members `first_member`, then each
@@ -126,27 +128,43 @@ pub struct Append {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SlidePlan {
     pub verdict: Verdict,
-    /// The key's expiry has passed: delete it before anything else.
-    pub discard_expired: bool,
+    /// Nothing in the key counts any more (its expiry has passed, or every entry left the
+    /// largest window): delete it before anything else.
+    pub discard: bool,
     /// Remove every entry whose score is at or below this (they no longer count).
     pub trim_through: Option<i64>,
     pub append: Option<Append>,
-    /// Give the key this absolute expiry (ms). Only set when it differs from the stored one.
+    /// Give the key this absolute expiry (ms).
     pub expire_at: Option<i64>,
 }
 
 impl SlidePlan {
     /// True when carrying out the plan changes nothing.
     pub fn is_noop(&self) -> bool {
-        !self.discard_expired && self.trim_through.is_none() && self.append.is_none() && self.expire_at.is_none()
+        !self.discard && self.trim_through.is_none() && self.append.is_none() && self.expire_at.is_none()
     }
+}
+
+/// Entries that left the window are removed once they are at least this fraction
+/// (1/`TRIM_FRACTION`) of the log, so a busy key replicates a trim now and then instead of
+/// on every call, and holds at most `limit * 8 / 7` entries. Counting skips them exactly.
+pub const TRIM_FRACTION: u64 = 8;
+
+/// One call removes at most about this many entries (more only where they share the last
+/// removed score), so tidying a large log never stalls the server; the rest goes later.
+pub const TRIM_STEP: u64 = 1024;
+
+/// How much longer than needed the key's expiry may be set: it then moves once per slack
+/// instead of on every call. The key outlives its newest entry's window by at most this.
+pub fn expiry_slack(largest_window_ms: i64) -> i64 {
+    (largest_window_ms / 8).min(60_000)
 }
 
 /// Decides one call at `now` against the stored log.
 ///
 /// Reads no more of the log than the verdict needs: the entries that left the largest
 /// window, for each shorter window at most its limit counted from the newest end, and on a
-/// rejection the entry whose departure makes room.
+/// rejection the entry whose departure makes room, reached from the nearer end.
 pub fn decide(now: i64, request: &SlideRequest, mode: Mode, log: &impl LogView) -> SlidePlan {
     let largest = request.windows.largest();
     let stored_expiry = log.expires_at();
@@ -187,22 +205,30 @@ pub fn decide(now: i64, request: &SlideRequest, mode: Mode, log: &impl LogView) 
     let verdict = bind(pairs);
 
     if mode == Mode::Peek {
-        return SlidePlan { verdict, discard_expired: false, trim_through: None, append: None, expire_at: None };
+        return SlidePlan { verdict, discard: false, trim_through: None, append: None, expire_at: None };
     }
+    let discard = expired || (len > 0 && stale == len);
+    let trim_through = (!discard && stale > 0 && stale * TRIM_FRACTION >= len).then(|| {
+        if stale <= TRIM_STEP {
+            cutoff
+        } else {
+            log.nth_oldest(TRIM_STEP - 1).map_or(cutoff, |score| score.min(cutoff))
+        }
+    });
     let append = records.then(|| Append {
         score: now,
         count: cost,
         first_member: newest.and_then(|e| e.member).map_or(*MEMBERS.start(), next_member),
     });
-    let wanted_expiry = newest_after.map(|t| t.saturating_add(largest.window_ms));
-    let current_expiry = if expired { None } else { stored_expiry };
-    SlidePlan {
-        verdict,
-        discard_expired: expired,
-        trim_through: (stale > 0).then_some(cutoff),
-        append,
-        expire_at: wanted_expiry.filter(|want| current_expiry != Some(*want)),
-    }
+    // The key must live until its newest entry leaves the largest window; it may live up
+    // to the slack longer, so the expiry moves once per slack, not on every call.
+    let current_expiry = if discard { None } else { stored_expiry };
+    let expire_at = newest_after.map(|t| t.saturating_add(largest.window_ms)).and_then(|needed| {
+        let slack = expiry_slack(largest.window_ms);
+        let fine = current_expiry.is_some_and(|at| (needed..=needed.saturating_add(slack)).contains(&at));
+        (!fine).then(|| needed.saturating_add(slack))
+    });
+    SlidePlan { verdict, discard, trim_through, append, expire_at }
 }
 
 /// One pair's answer before anything is recorded: `remaining` is what the window has left
@@ -234,10 +260,12 @@ fn check(
         // Room appears once the entry `limit - cost` places from the newest leaves; from the
         // oldest end that is the `counted + cost - limit`-th, cheaper to reach in the largest
         // window, whose count is exact.
-        let freeing = if is_largest {
-            log.nth_after(cutoff, u64::try_from(counted + cost - limit - 1).unwrap_or(0))
+        let from_oldest = counted + cost - limit - 1;
+        let from_newest = limit - cost;
+        let freeing = if is_largest && from_oldest <= from_newest {
+            log.nth_after(cutoff, u64::try_from(from_oldest).unwrap_or(0))
         } else {
-            log.nth_newest(u64::try_from(limit - cost).unwrap_or(0))
+            log.nth_newest(u64::try_from(from_newest).unwrap_or(0))
         };
         // The log always holds that entry here; fall back to a full window.
         freeing.map_or(window.window_ms, |t| t.saturating_add(window.window_ms).saturating_sub(now).max(1))

@@ -218,7 +218,7 @@ proptest! {
 
 fn parsed(args: &[&str]) -> Result<FixedRequest, String> {
     let bytes: Vec<&[u8]> = args.iter().map(|a| a.as_bytes()).collect();
-    parse(&bytes, 1_000_000).map_err(|e| e.to_string())
+    parse(&bytes).map_err(|e| e.to_string())
 }
 
 #[test]

@@ -39,6 +39,10 @@ impl LogView for MemoryLog {
     fn nth_newest(&self, n: u64) -> Option<i64> {
         self.entries.iter().rev().nth(n as usize).map(|e| e.score)
     }
+
+    fn nth_oldest(&self, n: u64) -> Option<i64> {
+        self.entries.get(n as usize).map(|e| e.score)
+    }
 }
 
 impl MemoryLog {
@@ -58,7 +62,7 @@ impl MemoryLog {
 
     /// Carries out a plan the way the keyspace adapter does.
     fn apply(&mut self, plan: &SlidePlan) {
-        if plan.discard_expired {
+        if plan.discard {
             *self = MemoryLog::default();
         }
         if let Some(cutoff) = plan.trim_through {
@@ -215,24 +219,52 @@ fn a_log_whose_expiry_has_come_is_an_empty_window() {
     let peek = log.call(1000, &request(10_000, 2, 1), Mode::Peek);
     assert_eq!(peek.to_array(), [1, 2, 2, 0, 0]);
     let plan = decide(1000, &request(10_000, 2, 1), Mode::Record, &log);
-    assert!(plan.discard_expired);
+    assert!(plan.discard);
     assert_eq!(plan.verdict.to_array(), [1, 2, 1, 0, 10_000]);
 }
 
 #[test]
-fn the_key_expires_one_window_after_its_newest_entry() {
+fn the_key_expires_one_window_and_a_slack_after_its_newest_entry() {
+    let mut log = MemoryLog::default();
+    let slack = expiry_slack(1000);
+    assert_eq!(slack, 125);
+    log.call(100, &request(1000, 5, 1), Mode::Record);
+    assert_eq!(log.expires_at, Some(1100 + slack));
+    log.call(300, &request(1000, 5, 1), Mode::Record);
+    assert_eq!(log.expires_at, Some(1300 + slack));
+}
+
+#[test]
+fn the_expiry_moves_only_when_it_falls_short() {
     let mut log = MemoryLog::default();
     log.call(100, &request(1000, 5, 1), Mode::Record);
-    assert_eq!(log.expires_at, Some(1100));
-    log.call(300, &request(1000, 5, 1), Mode::Record);
-    assert_eq!(log.expires_at, Some(1300));
+    let plan = decide(200, &request(1000, 5, 1), Mode::Record, &log);
+    assert_eq!(plan.expire_at, None, "1225 still covers 200 + 1000");
+    assert!(plan.append.is_some());
+}
+
+#[test]
+fn an_expiry_beyond_the_slack_is_brought_back() {
+    let mut log = MemoryLog::with_scores(&[100]);
+    log.expires_at = Some(1_000_000);
+    let plan = decide(200, &request(1000, 5, 1), Mode::Peek, &log);
+    assert_eq!(plan.expire_at, None, "a peek writes nothing");
+    let plan = decide(200, &request(1000, 5, 1), Mode::Record, &log);
+    assert_eq!(plan.expire_at, Some(1200 + expiry_slack(1000)));
+}
+
+#[test]
+fn the_slack_is_an_eighth_of_the_window_at_most_a_minute() {
+    assert_eq!(expiry_slack(7), 0);
+    assert_eq!(expiry_slack(80_000), 10_000);
+    assert_eq!(expiry_slack(3_600_000), 60_000);
 }
 
 #[test]
 fn a_log_without_expiry_gets_one_even_when_the_call_is_rejected() {
     let mut log = MemoryLog::with_scores(&[100, 200]);
     log.call(300, &request(1000, 2, 1), Mode::Record);
-    assert_eq!(log.expires_at, Some(1200));
+    assert_eq!(log.expires_at, Some(1200 + expiry_slack(1000)));
 }
 
 #[test]
@@ -244,13 +276,42 @@ fn an_unchanged_expiry_is_not_written_again() {
 }
 
 #[test]
-fn trimming_the_last_entry_empties_the_log_without_an_expiry() {
-    let mut log = MemoryLog::with_scores(&[0]);
+fn a_log_of_nothing_but_departed_entries_is_deleted() {
+    let mut log = MemoryLog::with_scores(&[0, 1, 2]);
     let plan = decide(5000, &request(1000, 0, 1), Mode::Record, &log);
-    assert_eq!(plan.trim_through, Some(4000));
-    assert_eq!(plan.expire_at, None);
+    assert!(plan.discard);
+    assert_eq!((plan.trim_through, plan.expire_at), (None, None));
     log.apply(&plan);
     assert!(log.entries.is_empty());
+}
+
+#[test]
+fn a_few_departed_entries_wait_for_a_batch() {
+    let scores: Vec<i64> = (0..20).map(|i| 4000 + i * 10).collect();
+    let log = MemoryLog::with_scores(&scores);
+    // At 5005 the entries at 4000 and 4000 + 10 have left; 2 of 20 is under an eighth.
+    let plan = decide(5010, &request(1000, 100, 1), Mode::Record, &log);
+    assert_eq!(plan.trim_through, None);
+    assert_eq!(plan.verdict.remaining, 100 - 18 - 1);
+    let plan = decide(5030, &request(1000, 100, 1), Mode::Record, &log);
+    assert_eq!(plan.trim_through, Some(4030), "4 of 20 is a batch");
+}
+
+#[test]
+fn a_large_trim_is_done_in_steps() {
+    let mut scores: Vec<i64> = (0..3000).collect();
+    scores.push(10_000);
+    let mut log = MemoryLog::with_scores(&scores);
+    let r = request(1000, 5000, 1);
+    let plan = decide(10_500, &r, Mode::Record, &log);
+    assert_eq!(plan.trim_through, Some(TRIM_STEP as i64 - 1));
+    log.apply(&plan);
+    assert_eq!(log.entries.len(), 3001 - TRIM_STEP as usize + 1);
+    for _ in 0..2 {
+        let plan = decide(10_500, &r, Mode::Record, &log);
+        log.apply(&plan);
+    }
+    assert_eq!(log.entries.iter().filter(|e| e.score < 10_000).count(), 0);
 }
 
 const FIRST: i64 = *MEMBERS.start();
@@ -365,7 +426,9 @@ proptest! {
             } else {
                 prop_assert_eq!(log.counted(now + v.reset_after_ms, window), 0);
                 prop_assert!(log.counted(now + v.reset_after_ms - 1, window) > 0);
-                prop_assert_eq!(log.expires_at, Some(now + v.reset_after_ms));
+                let expires_at = log.expires_at.unwrap();
+                prop_assert!(expires_at >= now + v.reset_after_ms);
+                prop_assert!(expires_at <= now + v.reset_after_ms + expiry_slack(window));
             }
             // No window ever holds more than the limit.
             for &(t, _) in &accepted {
@@ -472,7 +535,8 @@ fn entries_are_kept_and_the_key_lives_for_the_largest_window() {
     log.call(1000, &r, Mode::Record);
     log.call(2000, &r, Mode::Record);
     assert_eq!(log.entries.len(), 2);
-    assert_eq!(log.expires_at, Some(12_000));
+    let expires_at = log.expires_at.unwrap();
+    assert!((12_000..=12_000 + expiry_slack(10_000)).contains(&expires_at), "{expires_at}");
 }
 
 #[test]

@@ -11,13 +11,12 @@ use crate::core::request::Mode;
 use crate::core::verdict::Verdict;
 use crate::redis::api::OwnedString;
 use crate::redis::call::{Call, CommandError};
-use crate::redis::config;
 use crate::redis::key::{Key, KeyKind};
 use crate::redis::replicate;
 
 /// Parses, reads the counter, decides, writes.
 pub fn run(call: &Call) -> Result<Verdict, CommandError> {
-    let request = fixed::parse(call.args, config::max_limit())?;
+    let request = fixed::parse(call.args)?;
     let key = call.open_key();
     let stored = read(&key)?;
     let plan = fixed::decide(call.now(), &request, call.mode, stored);

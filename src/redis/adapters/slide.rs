@@ -127,6 +127,22 @@ impl LogView for SortedSetLog<'_> {
         score
     }
 
+    fn nth_oldest(&self, n: u64) -> Option<i64> {
+        if !self.exists() {
+            return None;
+        }
+        let mut found = self.seek_first(f64::NEG_INFINITY, f64::INFINITY, false);
+        for _ in 0..n {
+            if !found {
+                break;
+            }
+            found = api!(RedisModule_ZsetRangeNext(self.key.handle())) != 0;
+        }
+        let score = found.then(|| current(self.key)).flatten().map(|(score, _)| to_ms(score));
+        self.stop();
+        score
+    }
+
     fn count_after_from_newest(&self, cutoff: i64, cap: u64) -> u64 {
         if !self.exists() || cap == 0 {
             return 0;
@@ -177,7 +193,7 @@ fn apply(key: &Key, plan: &SlidePlan) {
     if plan.is_noop() {
         return;
     }
-    if plan.discard_expired {
+    if plan.discard {
         key.delete();
     }
     if let Some(cutoff) = plan.trim_through {
