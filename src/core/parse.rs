@@ -56,12 +56,14 @@ impl std::error::Error for ArgError {}
 /// at most once.
 pub struct Options<'a> {
     rest: std::slice::Iter<'a, &'a [u8]>,
-    seen: Vec<&'static str>,
+    /// Names given so far; a command has a handful of options, and parsing allocates nothing.
+    seen: [&'static str; 8],
+    seen_len: usize,
 }
 
 impl<'a> Options<'a> {
     pub fn new(args: &'a [&'a [u8]]) -> Self {
-        Options { rest: args.iter(), seen: Vec::new() }
+        Options { rest: args.iter(), seen: [""; 8], seen_len: 0 }
     }
 
     /// The next option word, if any.
@@ -71,10 +73,14 @@ impl<'a> Options<'a> {
 
     /// Marks `name` as given; a second time is an error.
     pub fn once(&mut self, name: &'static str) -> Result<(), ArgError> {
-        if self.seen.contains(&name) {
+        if self.seen[..self.seen_len].contains(&name) {
             return Err(ArgError::repeated(name));
         }
-        self.seen.push(name);
+        // More distinct names than slots is a parser bug, not user input: it only forgets.
+        if let Some(slot) = self.seen.get_mut(self.seen_len) {
+            *slot = name;
+            self.seen_len += 1;
+        }
         Ok(())
     }
 
@@ -111,9 +117,15 @@ pub fn windows<'a>(
     let [first_window, first_limit, rest @ ..] = args else {
         return Err(ArgError::range("window_ms", 1, MAX_WINDOW_MS));
     };
-    let mut raw = vec![(window_ms(first_window)?, *first_limit)];
+    // Pairs as given, on the stack; one more than allowed is enough to refuse the call.
+    let mut raw: [(i64, &[u8]); MAX_WINDOWS + 1] = [(0, &[]); MAX_WINDOWS + 1];
+    raw[0] = (window_ms(first_window)?, *first_limit);
+    let mut count = 1;
     let mut rest: &'a [&'a [u8]] = rest;
     while let [next, after @ ..] = rest {
+        if count > MAX_WINDOWS {
+            return Err(ArgError::new(format_args!("at most {MAX_WINDOWS} window_ms limit pairs are allowed")));
+        }
         if !looks_like_integer(next) {
             break;
         }
@@ -124,15 +136,16 @@ pub fn windows<'a>(
         if !looks_like_integer(limit) {
             return Err(ArgError::new(format_args!("window_ms {window} has no limit after it")));
         }
-        raw.push((window, *limit));
+        raw[count] = (window, *limit);
+        count += 1;
         rest = after;
     }
-    if raw.len() > MAX_WINDOWS {
+    if count > MAX_WINDOWS {
         return Err(ArgError::new(format_args!("at most {MAX_WINDOWS} window_ms limit pairs are allowed")));
     }
     let bound = max_limit(rest);
     let mut windows = Windows::default();
-    for (window_ms, limit) in raw {
+    for &(window_ms, limit) in &raw[..count] {
         let limit =
             parse_int(limit).filter(|l| (0..=bound).contains(l)).ok_or_else(|| ArgError::range("limit", 0, bound))?;
         if !windows.insert(Window { window_ms, limit }) {

@@ -109,6 +109,9 @@ pub trait LogView {
     /// How many entries are scored above `cutoff`, walking from the newest and stopping at
     /// `cap`: a short window costs its own size, not the log's.
     fn count_after_from_newest(&self, cutoff: i64, cap: u64) -> u64;
+    /// How many entries are scored in `(after, through]`, walking from the oldest of them and
+    /// stopping at `cap`.
+    fn count_between(&self, after: i64, through: i64, cap: u64) -> u64;
     /// The score of the `n`-th (from 0) newest entry.
     fn nth_newest(&self, n: u64) -> Option<i64>;
     /// The score of the `n`-th (from 0) oldest entry.
@@ -183,7 +186,7 @@ pub fn decide(now: i64, request: &SlideRequest, mode: Mode, log: &impl LogView) 
     let cost = request.cost;
     let mut pairs = [PairVerdict::default(); MAX_WINDOWS];
     for (pair, window) in pairs.iter_mut().zip(request.windows.iter()) {
-        *pair = check(now, window, cost, *window == largest, counted_in_largest, log);
+        *pair = check(now, window, cost, largest.window_ms, counted_in_largest, log);
     }
     let pairs = &mut pairs[..request.windows.len()];
     let allowed = pairs.iter().all(|p| p.wait_ms == 0);
@@ -233,23 +236,23 @@ pub fn decide(now: i64, request: &SlideRequest, mode: Mode, log: &impl LogView) 
 
 /// One pair's answer before anything is recorded: `remaining` is what the window has left
 /// now, `wait_ms` when it has room for `cost`. The largest window's count is known already;
-/// a shorter one counts from the newest end, at most one past its limit (beyond that the
-/// answer is the same).
+/// a shorter one is counted by [`count_shorter`].
 fn check(
     now: i64,
     window: &Window,
     cost: i64,
-    is_largest: bool,
+    largest_window_ms: i64,
     counted_in_largest: u64,
     log: &impl LogView,
 ) -> PairVerdict {
+    let is_largest = window.window_ms == largest_window_ms;
     let limit = window.limit;
     let cutoff = now.saturating_sub(window.window_ms);
     let counted = if is_largest || counted_in_largest == 0 {
         counted_in_largest
     } else {
-        let cap = u64::try_from(limit).unwrap_or(u64::MAX).saturating_add(1);
-        log.count_after_from_newest(cutoff, cap).min(counted_in_largest)
+        let largest_cutoff = now.saturating_sub(largest_window_ms);
+        count_shorter(log, largest_cutoff, cutoff, counted_in_largest, limit)
     };
     let counted = i64::try_from(counted).unwrap_or(i64::MAX);
     let wait_ms = if cost > limit {
@@ -271,6 +274,28 @@ fn check(
         freeing.map_or(window.window_ms, |t| t.saturating_add(window.window_ms).saturating_sub(now).max(1))
     };
     PairVerdict { window_ms: window.window_ms, limit, remaining: remaining(limit, counted), wait_ms, reset_after_ms: 0 }
+}
+
+/// The entries a shorter window counts, with cutoff `cutoff` inside the largest window's
+/// `largest_cutoff`. Walked in rounds of doubling length from the newest end (the entries
+/// inside) and from the largest window's oldest end (the entries between the cutoffs),
+/// whichever finishes first: the cost is the smaller of the two, and never more than one
+/// past the limit, beyond which the answer is the same.
+fn count_shorter(log: &impl LogView, largest_cutoff: i64, cutoff: i64, counted_in_largest: u64, limit: i64) -> u64 {
+    let cap = u64::try_from(limit).unwrap_or(u64::MAX).saturating_add(1);
+    let mut step: u64 = 1;
+    loop {
+        let reach = step.min(cap);
+        let inside = log.count_after_from_newest(cutoff, reach);
+        if inside < reach || reach == cap {
+            return inside;
+        }
+        let between = log.count_between(largest_cutoff, cutoff, step);
+        if between < step {
+            return counted_in_largest.saturating_sub(between);
+        }
+        step = step.saturating_mul(2);
+    }
 }
 
 #[cfg(test)]

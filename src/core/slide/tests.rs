@@ -40,6 +40,10 @@ impl LogView for MemoryLog {
         self.entries.iter().rev().nth(n as usize).map(|e| e.score)
     }
 
+    fn count_between(&self, after: i64, through: i64, cap: u64) -> u64 {
+        self.entries.iter().filter(|e| e.score > after && e.score <= through).take(cap as usize).count() as u64
+    }
+
     fn nth_oldest(&self, n: u64) -> Option<i64> {
         self.entries.get(n as usize).map(|e| e.score)
     }

@@ -127,6 +127,21 @@ impl LogView for SortedSetLog<'_> {
         score
     }
 
+    fn count_between(&self, after: i64, through: i64, cap: u64) -> u64 {
+        if !self.exists() || cap == 0 || through <= after {
+            return 0;
+        }
+        let mut count = 0;
+        if self.seek_first(after as f64, through as f64, true) {
+            count = 1;
+            while count < cap && api!(RedisModule_ZsetRangeNext(self.key.handle())) != 0 {
+                count += 1;
+            }
+        }
+        self.stop();
+        count
+    }
+
     fn nth_oldest(&self, n: u64) -> Option<i64> {
         if !self.exists() {
             return None;
