@@ -72,7 +72,7 @@ def holders(cluster, key):
 
 
 @pytest.mark.parametrize("command,extra", [
-    ("slide", []), ("slide", ["COST", 2]), ("slide", [2 * W, 9, "COST", 2]),
+    ("slide", []), ("slide", ["COST", 2]), ("slide", [2 * W, 9, "COST", 2]), ("slide", ["BUCKET", 1000]),
     ("fixed", ["COST", 2, "ALIGN"]), ("fixed", ["ALIGN"]),
     ("slide_ro", ["COST", 3]), ("fixed_ro", ["ALIGN", "COST", 3])])
 def test_command_getkeys_returns_the_one_key(cluster, command, extra):
@@ -102,6 +102,15 @@ def test_cluster_client_runs_each_command_on_the_node_serving_its_key(cluster, r
         assert wl(rc, command, key, W, 5)[:3] == (1, 5, 5 if read_only else 4)
         expected = [] if read_only else [owners[key_slot(key.encode())]]
         assert holders(cluster, key) == expected
+
+
+@pytest.mark.parametrize("options", [["BUCKET", 1000], [2 * W, 9]], ids=["bucket", "two-windows"])
+def test_cluster_client_limits_bucketed_and_multi_window_keys_on_their_node(cluster, rc, options):
+    prefix = unique_prefix()
+    owners = owner_ports(cluster)
+    for key in [f"{prefix}{i}" for i in range(20)]:
+        assert [wl(rc, "slide", key, W, 3, *options).allowed for _ in range(4)] == [1, 1, 1, 0]
+        assert holders(cluster, key) == [owners[key_slot(key.encode())]]
 
 
 def test_every_key_limited_exactly_one_call_at_a_time(cluster, rc):

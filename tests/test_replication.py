@@ -27,6 +27,13 @@ def workload(r):
     call(r, "slide", "s:toobig", W, 2, "COST", 3)           # nothing
     for _ in range(4):
         call(r, "slide", "s:pairs", 1000, 3, W, 10)         # two windows: 3 accepted, 1 rejected
+    for _ in range(4):
+        call(r, "slide", "b:basic", W, 3, "BUCKET", 1000)   # bucketed: 3 accepted, 1 rejected
+    call(r, "slide", "b:big", W, 10**9, "BUCKET", 100, "COST", 10**9)
+    r.hset("b:trim", mapping={"bucket_ms": 100, "total": 3, "oldest": (now // 100 - 1000) * 100,
+                              "newest": (now // 100) * 100, (now // 100 - 1000) * 100: 1,
+                              (now // 100) * 100: 2})
+    call(r, "slide", "b:trim", W, 10, "BUCKET", 100)        # removes a departed bucket, records
     for _ in range(5):
         call(r, "fixed", "f:basic", W, 3)
     call(r, "fixed", "f:align", ALIGNED_W, 3, "ALIGN")
@@ -46,6 +53,7 @@ def workload(r):
 # What the workload leaves behind (calls that change nothing create no key).
 WORKLOAD_KEYS = sorted(k.encode() for k in [
     "s:basic", "s:cost", "s:bigcost", "s:burst", "s:trim", "s:trimrej", "s:pairs",
+    "b:basic", "b:big", "b:trim",
     "f:basic", "f:align", "f:heal", "f:healrej", "f:healalign", "f:cost"])
 
 

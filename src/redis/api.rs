@@ -27,6 +27,10 @@ impl OwnedString {
     pub fn from_i64(ctx: *mut raw::RedisModuleCtx, value: i64) -> Self {
         OwnedString(api!(RedisModule_CreateStringFromLongLong(ctx, value)))
     }
+
+    pub fn from_bytes(ctx: *mut raw::RedisModuleCtx, bytes: &[u8]) -> Self {
+        OwnedString(api!(RedisModule_CreateString(ctx, bytes.as_ptr().cast(), bytes.len())))
+    }
 }
 
 impl Drop for OwnedString {

@@ -1,7 +1,7 @@
 //! The sliding log against an in-memory store, and against a brute-force model.
 
 use super::*;
-use crate::core::test_support::edgy_i64;
+use crate::core::test_support::{edgy_i64, model_binding, ModelPair};
 use proptest::prelude::*;
 
 /// A sorted-set stand-in: entries sorted by score, plus the key's expiry.
@@ -483,32 +483,6 @@ proptest! {
         let v = decide(now, &request(window, limit, cost), mode, &log).verdict;
         prop_assert!((0..=limit).contains(&v.remaining));
         prop_assert!(v.retry_after_ms >= NEVER && v.reset_after_ms >= 0);
-    }
-}
-
-/// The model's own answer for one pair, from the accepted units alone.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct ModelPair {
-    window: i64,
-    limit: i64,
-    remaining: i64,
-    wait: i64,
-    reset: i64,
-}
-
-/// The binding pair as the contract states it, written out plainly.
-fn model_binding(pairs: &[ModelPair], allowed: bool) -> ModelPair {
-    let longer_first = |a: &&ModelPair, b: &&ModelPair| b.window.cmp(&a.window);
-    let mut candidates: Vec<&ModelPair> = pairs.iter().collect();
-    candidates.sort_by(longer_first);
-    if allowed {
-        let least = pairs.iter().map(|p| p.remaining).min().unwrap();
-        **candidates.iter().find(|p| p.remaining == least).unwrap()
-    } else if let Some(never) = candidates.iter().find(|p| p.wait == NEVER) {
-        **never
-    } else {
-        let latest = pairs.iter().map(|p| p.wait).max().unwrap();
-        **candidates.iter().find(|p| p.wait == latest).unwrap()
     }
 }
 

@@ -1,0 +1,281 @@
+//! The bucketed sliding window (`WINLIMIT.SLIDE ... BUCKET b`): units counted per bucket of
+//! `b` ms instead of one entry per unit, so memory and work per call do not grow with the
+//! limit.
+//!
+//! Buckets start at multiples of `b` since the Unix epoch. The bucket starting at `s` counts
+//! in a window of `w` while `now - (s + b - 1) < w`: a unit is held at most `b - 1` ms longer
+//! than the exact log would hold it, never shorter, so given the same recorded units this
+//! accepts only what the exact log would, and no span of `w` ms ever holds more than the
+//! limit.
+//!
+//! The stored state is a set of buckets plus bookkeeping: the bucket length, the running
+//! total of every stored bucket, and the oldest and newest stored bucket starts. Nothing
+//! here touches Redis: the adapter answers [`BucketView`] from a hash and carries out the
+//! [`BucketPlan`].
+
+use crate::core::request::{Mode, Window, MAX_WINDOWS};
+use crate::core::slide::{expiry_slack, SlideRequest};
+use crate::core::verdict::{bind, remaining, PairVerdict, Verdict, NEVER};
+
+/// The bookkeeping of a stored bucketed log, as validated by the adapter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Header {
+    pub bucket_ms: i64,
+    /// Units in all stored buckets, `>= 1`.
+    pub total: i64,
+    /// Start of the oldest stored bucket, a multiple of `bucket_ms`.
+    pub oldest: i64,
+    /// Start of the newest stored bucket, a multiple of `bucket_ms`, `>= oldest`.
+    pub newest: i64,
+}
+
+/// Why the stored state cannot be read as a bucketed log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StoredError {
+    /// The key was written with another bucket length.
+    OtherBucket { stored: i64 },
+    /// A field or value winlimit would not write; the text says which.
+    Invalid(String),
+}
+
+/// What the decision reads from the stored log. A missing key has no header.
+pub trait BucketView {
+    /// The bookkeeping, `None` for a missing key.
+    fn header(&self) -> Result<Option<Header>, StoredError>;
+    /// Absolute expiry of the key in ms, if it has one.
+    fn expires_at(&self) -> Option<i64>;
+    /// Units in the bucket starting at `start` (0 when there is none).
+    fn units(&self, start: i64) -> Result<i64, StoredError>;
+}
+
+/// The writes that carry a decision out, in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BucketPlan {
+    pub verdict: Verdict,
+    /// Nothing in the key counts any more (expired, or every bucket left the largest
+    /// window): delete it first.
+    pub discard: bool,
+    /// Buckets that left the largest window, to delete.
+    pub remove: Vec<i64>,
+    /// Set bucket `.0` to `.1` units (absolute), with the header that follows.
+    pub record: Option<(i64, i64)>,
+    /// The header after the call, when it changes (written with `record` or after `remove`).
+    pub header: Option<Header>,
+    pub expire_at: Option<i64>,
+}
+
+impl BucketPlan {
+    pub fn is_noop(&self) -> bool {
+        !self.discard
+            && self.remove.is_empty()
+            && self.record.is_none()
+            && self.header.is_none()
+            && self.expire_at.is_none()
+    }
+}
+
+/// Where buckets of window `w` start counting: the least multiple of `b` with
+/// `now - (s + b - 1) < w`.
+fn first_counted(now: i64, window_ms: i64, b: i64) -> i64 {
+    let least = now.saturating_sub(window_ms).saturating_sub(b).saturating_add(2);
+    least.div_euclid(b).saturating_add(i64::from(least.rem_euclid(b) != 0)).saturating_mul(b)
+}
+
+/// The bucket holding `now`.
+fn bucket_of(now: i64, b: i64) -> i64 {
+    now.div_euclid(b).saturating_mul(b)
+}
+
+/// The most buckets one walk may visit. What winlimit writes spans at most
+/// [`crate::core::slide::MAX_BUCKETS_PER_WINDOW`] + 1 buckets; only a server clock that
+/// stepped back by several windows makes a longer span, and that is refused rather than
+/// walked, so no call can stall the server.
+pub const MAX_WALK: i64 = 4 * (crate::core::slide::MAX_BUCKETS_PER_WINDOW + 1);
+
+/// The bucket starts from `from` to `to` (inclusive, multiples of `b`), bounded.
+fn starts(from: i64, to: i64, b: i64) -> Result<impl Iterator<Item = i64>, StoredError> {
+    let steps = if to < from { 0 } else { to.saturating_sub(from) / b + 1 };
+    if steps > MAX_WALK {
+        return Err(invalid("its buckets span more than winlimit writes (did the server clock step back?)"));
+    }
+    Ok((0..steps).map(move |i| from.saturating_add(i * b)))
+}
+
+/// Sums the stored buckets from `from` to `to` (inclusive, multiples of `b`).
+fn sum(view: &impl BucketView, from: i64, to: i64, b: i64) -> Result<i64, StoredError> {
+    let mut total: i64 = 0;
+    for s in starts(from, to, b)? {
+        total = total.checked_add(view.units(s)?).ok_or_else(|| invalid("its bucket counts overflow"))?;
+    }
+    Ok(total)
+}
+
+fn invalid(what: &str) -> StoredError {
+    StoredError::Invalid(what.to_string())
+}
+
+/// Decides one call at `now`. `request.bucket_ms` is set (and valid) by the parser.
+pub fn decide(now: i64, request: &SlideRequest, mode: Mode, view: &impl BucketView) -> Result<BucketPlan, StoredError> {
+    let b = request.bucket_ms.unwrap_or(1).max(1);
+    let largest = request.windows.largest();
+    let stored_expiry = view.expires_at();
+    let expired = stored_expiry.is_some_and(|at| at <= now);
+    let header = if expired { None } else { view.header()? };
+    if let Some(h) = header {
+        if h.bucket_ms != b {
+            return Err(StoredError::OtherBucket { stored: h.bucket_ms });
+        }
+    }
+
+    // The largest window: the running total less the buckets that left it.
+    let first_in_largest = first_counted(now, largest.window_ms, b);
+    let counted_in_largest = match header {
+        None => 0,
+        Some(h) if h.oldest >= first_in_largest => h.total,
+        Some(h) => {
+            let departed = sum(view, h.oldest, first_in_largest.saturating_sub(b).min(h.newest), b)?;
+            let counted = h.total.checked_sub(departed).filter(|c| *c >= 0);
+            counted.ok_or_else(|| invalid("its total is less than its buckets hold"))?
+        }
+    };
+    let newest = header.map(|h| h.newest).filter(|_| counted_in_largest > 0);
+
+    let cost = request.cost;
+    let mut pairs = [PairVerdict::default(); MAX_WINDOWS];
+    for (pair, window) in pairs.iter_mut().zip(request.windows.iter()) {
+        *pair = check(now, window, cost, b, largest.window_ms, counted_in_largest, header, view)?;
+    }
+    let pairs = &mut pairs[..request.windows.len()];
+    let allowed = pairs.iter().all(|p| p.wait_ms == 0);
+    let records = allowed && mode == Mode::Record;
+
+    let current = bucket_of(now, b);
+    let newest_after = if records { Some(newest.map_or(current, |n| n.max(current))) } else { newest };
+    for (pair, window) in pairs.iter_mut().zip(request.windows.iter()) {
+        if records {
+            // Exact: an accepted pair had `limit - remaining + cost <= limit`.
+            pair.remaining -= cost;
+        }
+        pair.reset_after_ms = newest_after
+            .map(|s| s.saturating_add(b - 1).saturating_add(window.window_ms).saturating_sub(now))
+            .filter(|&left| left > 0)
+            .unwrap_or(0);
+    }
+    let verdict = bind(pairs);
+    let mut plan =
+        BucketPlan { verdict, discard: false, remove: Vec::new(), record: None, header: None, expire_at: None };
+    if mode == Mode::Peek {
+        return Ok(plan);
+    }
+
+    plan.discard = expired || (header.is_some() && counted_in_largest == 0);
+    let live = if plan.discard { None } else { header };
+    let mut next = live;
+    if let Some(h) = live.filter(|h| h.oldest < first_in_largest) {
+        // Remove what left the largest window; the oldest left is the first stored bucket
+        // at or after the window's first.
+        for s in starts(h.oldest, first_in_largest.saturating_sub(b).min(h.newest), b)? {
+            if view.units(s)? > 0 {
+                plan.remove.push(s);
+            }
+        }
+        let mut oldest = h.newest;
+        for s in starts(first_in_largest, h.newest, b)? {
+            if view.units(s)? > 0 {
+                oldest = s;
+                break;
+            }
+        }
+        next = Some(Header { total: counted_in_largest, oldest, ..h });
+    }
+    if records {
+        // Never into a bucket older than the newest (the clock stepped back): a unit is then
+        // held longer, never shorter.
+        let into = live.map_or(current, |h| h.newest.max(current));
+        let units = match live {
+            Some(_) => view.units(into)?,
+            None => 0,
+        };
+        let units = units.checked_add(cost).ok_or_else(|| invalid("its bucket counts overflow"))?;
+        plan.record = Some((into, units));
+        next = Some(match next {
+            None => Header { bucket_ms: b, total: cost, oldest: into, newest: into },
+            Some(h) => Header {
+                total: h.total.checked_add(cost).ok_or_else(|| invalid("its total overflows"))?,
+                newest: into,
+                ..h
+            },
+        });
+    }
+    plan.header = next.filter(|n| Some(*n) != live);
+
+    let current_expiry = if plan.discard { None } else { stored_expiry };
+    plan.expire_at =
+        newest_after.map(|s| s.saturating_add(b - 1).saturating_add(largest.window_ms)).and_then(|needed| {
+            let slack = expiry_slack(largest.window_ms);
+            let fine = current_expiry.is_some_and(|at| (needed..=needed.saturating_add(slack)).contains(&at));
+            (!fine).then(|| needed.saturating_add(slack))
+        });
+    Ok(plan)
+}
+
+/// One pair's answer before anything is recorded.
+#[allow(clippy::too_many_arguments)]
+fn check(
+    now: i64,
+    window: &Window,
+    cost: i64,
+    b: i64,
+    largest_window_ms: i64,
+    counted_in_largest: i64,
+    header: Option<Header>,
+    view: &impl BucketView,
+) -> Result<PairVerdict, StoredError> {
+    let limit = window.limit;
+    let first = first_counted(now, window.window_ms, b);
+    let counted = match header {
+        None => 0,
+        Some(_) if window.window_ms == largest_window_ms || counted_in_largest == 0 => counted_in_largest,
+        Some(h) if h.newest < first => 0,
+        Some(h) => {
+            // From whichever side spans fewer buckets: the window itself, or the buckets of
+            // the largest window that are not in it.
+            let first_in_largest = first_counted(now, largest_window_ms, b).max(h.oldest);
+            let inside = h.newest.saturating_sub(first) / b + 1;
+            let outside = first.saturating_sub(first_in_largest) / b;
+            if inside <= outside {
+                sum(view, first, h.newest, b)?
+            } else {
+                counted_in_largest - sum(view, first_in_largest, first - b, b)?
+            }
+        }
+    };
+    let wait_ms = if cost > limit {
+        NEVER
+    } else if counted.saturating_add(cost) <= limit {
+        0
+    } else {
+        // Buckets leave oldest first: find the one whose departure frees enough room.
+        let need = counted + cost - limit;
+        let mut freed: i64 = 0;
+        let mut freeing = first;
+        for s in starts(first, header.map_or(first, |h| h.newest), b)? {
+            freeing = s;
+            freed = freed.saturating_add(view.units(s)?);
+            if freed >= need {
+                break;
+            }
+        }
+        freeing.saturating_add(b - 1).saturating_add(window.window_ms).saturating_sub(now).max(1)
+    };
+    Ok(PairVerdict {
+        window_ms: window.window_ms,
+        limit,
+        remaining: remaining(limit, counted),
+        wait_ms,
+        reset_after_ms: 0,
+    })
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,193 @@
+"""WINLIMIT.SLIDE ... BUCKET ms: a sliding window counted per bucket, in a hash whose size
+does not grow with the limit."""
+
+import time
+
+import pytest
+
+from harness import call, error_of, expiry_slack, pexpiretime, server_ms, snapshot
+from support import KeyEvents
+
+W = 60000
+B = 1000
+WRONGTYPE = "WRONGTYPE Operation against a key holding the wrong kind of value"
+
+
+def bucket(r, key, *args):
+    return call(r, "slide", key, *args, "BUCKET", B)
+
+
+def start_of(ms, b=B):
+    return ms // b * b
+
+
+# ---- accept, reject, retry, expiry ----
+
+def test_accepts_up_to_the_limit_then_rejects(r):
+    replies = [bucket(r, "k", W, 3) for _ in range(4)]
+    assert [x.allowed for x in replies] == [1, 1, 1, 0]
+    assert [x.remaining for x in replies] == [2, 1, 0, 0]
+    assert replies[-1].limit == 3
+
+
+def test_the_hash_holds_one_bucket_and_its_bookkeeping(r):
+    before = server_ms(r)
+    bucket(r, "k", W, 10, "COST", 4)
+    stored = {k.decode(): int(v) for k, v in r.hgetall("k").items()}
+    s = start_of(before)
+    if str(s) not in stored:  # the call may have landed in the next bucket
+        s += B
+    assert stored == {str(s): 4, "total": 4, "oldest": s, "newest": s, "bucket_ms": B}
+
+
+def test_reset_and_retry_follow_the_bucket_end(r):
+    bucket(r, "k", W, 1)
+    after = server_ms(r)
+    reply = bucket(r, "k", W, 1)
+    s = int(r.hget("k", "newest"))
+    # The bucket starting at s counts until s + B - 1 + W.
+    assert reply.allowed == 0
+    assert s + B - 1 + W - server_ms(r) <= reply.retry_after <= s + B - 1 + W - after
+    assert reply.retry_after == reply.reset_after
+
+
+def test_a_retry_at_retry_after_is_accepted(r):
+    window, b = 400, 100
+    for _ in range(2):
+        call(r, "slide", "k", window, 2, "BUCKET", b)
+    rejected = call(r, "slide", "k", window, 2, "BUCKET", b)
+    assert rejected.allowed == 0 and 0 < rejected.retry_after <= window + b
+    time.sleep(rejected.retry_after / 1000 + 0.02)
+    assert call(r, "slide", "k", window, 2, "BUCKET", b).allowed == 1
+
+
+def test_the_key_expires_when_its_newest_bucket_leaves_the_window(r):
+    window, b = 300, 100
+    reply = call(r, "slide", "k", window, 5, "BUCKET", b)
+    s = int(r.hget("k", "newest"))
+    assert s + b - 1 + window <= pexpiretime(r, "k") <= s + b - 1 + window + expiry_slack(window)
+    time.sleep((reply.reset_after + expiry_slack(window)) / 1000 + 0.02)
+    assert r.exists("k") == 0
+
+
+def test_several_windows_are_all_or_nothing(r):
+    for _ in range(3):
+        bucket(r, "k", 2000, 3, W, 100)
+    before = snapshot(r, dump=True)
+    reply = bucket(r, "k", 2000, 3, W, 100)
+    assert (reply.allowed, reply.limit, reply.remaining) == (0, 3, 0)
+    assert snapshot(r, dump=True) == before
+
+
+def test_several_windows_bind_the_pair_with_least_remaining(r):
+    assert bucket(r, "a", 2000, 100, W, 2)[:3] == (1, 2, 1)
+    assert bucket(r, "b", 2000, 2, W, 100)[:3] == (1, 2, 1)
+
+
+def test_read_only_variant_writes_nothing(r):
+    bucket(r, "k", W, 2)
+    before = snapshot(r, dump=True)
+    assert call(r, "slide_ro", "k", W, 2, "BUCKET", B)[:3] == (1, 2, 1)
+    assert call(r, "slide_ro", "new", W, 2, "BUCKET", B)[:3] == (1, 2, 2)
+    assert snapshot(r, dump=True) == before
+
+
+# ---- bounded size ----
+
+def test_a_huge_limit_and_cost_answer_quickly_in_a_small_key(r):
+    r.config_set("slowlog-log-slower-than", 0)
+    r.slowlog_reset()
+    assert call(r, "slide", "k", W, 10**6, "BUCKET", B, "COST", 10**6)[:3] == (1, 10**6, 0)
+    took = [e["duration"] for e in r.slowlog_get(10) if e["command"].startswith(b"WINLIMIT")]
+    r.config_set("slowlog-log-slower-than", 10000)
+    assert took and took[0] < 10000, took
+    assert r.memory_usage("k") < 512
+
+
+def test_sixty_one_occupied_buckets_take_under_two_kilobytes(r):
+    now = server_ms(r)
+    first = start_of(now) - 60 * B
+    fields = {str(first + i * B): 7 for i in range(61)}
+    r.hset("k", mapping={**fields, "bucket_ms": B, "total": 7 * 61, "oldest": first, "newest": first + 60 * B})
+    reply = bucket(r, "k", W, 10**6)
+    assert reply.allowed == 1
+    assert r.hlen("k") >= 61 + 4 - 1
+    assert r.memory_usage("k") < 2048
+
+
+# ---- what the key may hold ----
+
+def test_a_changed_bucket_length_is_refused_and_the_key_untouched(server, r):
+    bucket(r, "k", W, 5)
+    before = snapshot(r, dump=True)
+    assert error_of(server.port, "WINLIMIT.SLIDE", "k", W, 5, "BUCKET", 500) == \
+        "ERR BUCKET 500 differs from the BUCKET 1000 this key was written with"
+    assert snapshot(r, dump=True) == before
+
+
+def test_bucket_on_a_sorted_set_and_none_on_a_bucketed_hash_are_wrongtype(server, r):
+    call(r, "slide", "log", W, 5)
+    bucket(r, "hash", W, 5)
+    assert error_of(server.port, "WINLIMIT.SLIDE", "log", W, 5, "BUCKET", B) == WRONGTYPE
+    assert error_of(server.port, "WINLIMIT.SLIDE", "hash", W, 5) == WRONGTYPE
+    assert error_of(server.port, "WINLIMIT.SLIDE_RO", "hash", W, 5) == WRONGTYPE
+
+
+def hostile(now):
+    s = start_of(now)
+    good = {"bucket_ms": B, "total": 2, "oldest": s, "newest": s, str(s): 2}
+    return {
+        "missing total": ({k: v for k, v in good.items() if k != "total"}, "field 'total' is missing"),
+        "text total": ({**good, "total": "two"}, "field 'total' holds 'two', not an integer"),
+        "padded total": ({**good, "total": "02"}, "field 'total' holds '02', not an integer"),
+        "zero total": ({**good, "total": 0}, "total is not positive"),
+        "oldest off grid": ({**good, "oldest": s + 1}, "oldest and newest are not bucket starts in order"),
+        "newest before oldest": ({**good, "oldest": s + B, str(s + B): 1},
+                                 "oldest and newest are not bucket starts in order"),
+        "text bucket": ({**good, str(s): "x"}, f"field '{s}' holds 'x', not an integer"),
+        "negative bucket": ({**good, str(s): -2}, f"bucket {s} holds -2, not a positive count"),
+        "zero bucket_ms": ({**good, "bucket_ms": 0}, "bucket_ms is not positive"),
+    }
+
+
+@pytest.mark.parametrize("case", list(hostile(0)))
+def test_a_hash_winlimit_did_not_write_is_an_error_and_untouched(server, r, case):
+    fields, what = hostile(server_ms(r))[case]
+    r.hset("k", mapping=fields)
+    before = snapshot(r, dump=True)
+    assert error_of(server.port, "WINLIMIT.SLIDE", "k", W, 5, "BUCKET", B) == \
+        f"ERR this key holds what winlimit does not write: {what}"
+    # A peek reads only what its verdict needs (here maybe no bucket), and writes nothing.
+    peek = error_of(server.port, "WINLIMIT.SLIDE_RO", "k", W, 5, "BUCKET", B)
+    assert peek in (None, f"ERR this key holds what winlimit does not write: {what}")
+    assert snapshot(r, dump=True) == before
+
+
+def test_an_expired_key_reads_as_empty_whatever_its_bucket(r):
+    r.hset("k", mapping={"bucket_ms": 7, "total": 1, "oldest": 0, "newest": 0, "0": 1})
+    r.pexpireat("k", server_ms(r) + 50)
+    time.sleep(0.1)
+    assert bucket(r, "k", W, 5)[:3] == (1, 5, 4)
+
+
+# ---- effects: events, replication ----
+
+def test_events_are_those_of_hset_and_pexpireat(server, r):
+    server.client.config_set("notify-keyspace-events", "KEA")
+    ev = KeyEvents(server.new_client())
+    try:
+        assert ev.events(lambda: bucket(r, "k", W, 5)) == [("hset", "k"), ("expire", "k")]
+        assert ev.events(lambda: bucket(r, "k", W, 5)) in ([], [("hset", "k")])
+    finally:
+        ev.close()
+        server.client.config_set("notify-keyspace-events", "")
+
+
+def test_a_steady_accepted_call_replicates_one_hset(start_server):
+    s = start_server(args=["--appendonly", "yes"])
+    r = s.client
+    bucket(r, "k", W, 10**6)
+    size = r.info("persistence")["aof_current_size"]
+    bucket(r, "k", W, 10**6)
+    grown = r.info("persistence")["aof_current_size"] - size
+    assert 0 < grown < 120, grown
