@@ -65,6 +65,8 @@ def workload(r):
         call(r, "slide", "s:pairs", 1000, 3, W, 10)          # two windows: 3 accepted, 1 rejected
     for _ in range(4):
         call(r, "slide", "b:pairs", 1000, 3, W, 10, "BUCKET", 100)  # bucketed, two windows
+    for _ in range(4):
+        call(r, "gcra", "g:basic", W, 3, "BURST", 2)             # GCRA: 2 accepted, 2 rejected
     for _ in range(5):
         call(r, "fixed", "f:basic", W, 3)
     call(r, "fixed", "f:align", ALIGNED_W, 3, "ALIGN", "COST", 2)
@@ -75,7 +77,7 @@ def workload(r):
         call(r, cmd, key, W, 5)
     r.set("plain:string", "v", px=W)
     r.rpush("plain:list", "a", "b")
-    return 12
+    return 13
 
 
 class KeyEvents:

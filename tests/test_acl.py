@@ -5,7 +5,7 @@ import pytest
 from harness import call, server_ms, snapshot
 from support import W, raw_error
 
-COMMANDS = ["slide", "fixed", "slide_ro", "fixed_ro"]
+COMMANDS = ["slide", "fixed", "gcra", "slide_ro", "fixed_ro", "gcra_ro"]
 # The error is the server's own; its wording after the code differs between Redis and Valkey.
 NOPERM = "NOPERM "
 LIMITED = ("lim", "pw")     # ~rl:* +@all
@@ -29,11 +29,12 @@ def admin(acl_server):
     for prefix in ("other:", "rl:"):
         r.zadd(prefix + "slide", {"old": now - 10 * W, "new": now - 10})
         r.set(prefix + "fixed", 1)
+        r.set(prefix + "gcra", f"gcra:{now + W // 5}:0:5")  # no TTL, one unit of 5 taken
     return r
 
 
 def key_for(command, prefix):
-    return prefix + ("slide" if command.startswith("slide") else "fixed")
+    return prefix + command.split("_")[0]
 
 
 def assert_refused_and_nothing_written(server, admin, command, keys, auth):
@@ -58,7 +59,7 @@ def test_user_limited_to_rl_keys_can_use_rl_keys(acl_server, admin, command):
     assert call(user, command, "rl:new", W, 5).allowed == 1
 
 
-@pytest.mark.parametrize("command", ["slide_ro", "fixed_ro"])
+@pytest.mark.parametrize("command", ["slide_ro", "fixed_ro", "gcra_ro"])
 def test_read_only_key_permission_allows_the_ro_variants(acl_server, admin, command):
     user = acl_server.new_client(username=READER[0], password=READER[1])
     before = snapshot(admin, dump=True)
@@ -66,7 +67,7 @@ def test_read_only_key_permission_allows_the_ro_variants(acl_server, admin, comm
     assert snapshot(admin, dump=True) == before
 
 
-@pytest.mark.parametrize("command", ["slide", "fixed"])
+@pytest.mark.parametrize("command", ["slide", "fixed", "gcra"])
 def test_read_only_key_permission_refuses_the_writing_variants_and_nothing_is_written(
         acl_server, admin, command):
     assert_refused_and_nothing_written(
@@ -80,6 +81,8 @@ CATEGORIES = {
     "fixed": {"@write", "@string", "@fast"},
     "slide_ro": {"@read", "@sortedset", "@slow"},
     "fixed_ro": {"@read", "@string", "@fast"},
+    "gcra": {"@write", "@string", "@fast"},
+    "gcra_ro": {"@read", "@string", "@fast"},
 }
 NO_WRITE = ("nowrite", "pw")  # +@all -@write
 

@@ -104,12 +104,13 @@ def test_cluster_client_runs_each_command_on_the_node_serving_its_key(cluster, r
         assert holders(cluster, key) == expected
 
 
-@pytest.mark.parametrize("options", [["BUCKET", 1000], [2 * W, 9]], ids=["bucket", "two-windows"])
-def test_cluster_client_limits_bucketed_and_multi_window_keys_on_their_node(cluster, rc, options):
+@pytest.mark.parametrize("command, options", [("slide", ["BUCKET", 1000]), ("slide", [2 * W, 9]), ("gcra", [])],
+                         ids=["bucket", "two-windows", "gcra"])
+def test_cluster_client_limits_bucketed_multi_window_and_gcra_keys_on_their_node(cluster, rc, command, options):
     prefix = unique_prefix()
     owners = owner_ports(cluster)
     for key in [f"{prefix}{i}" for i in range(20)]:
-        assert [wl(rc, "slide", key, W, 3, *options).allowed for _ in range(4)] == [1, 1, 1, 0]
+        assert [wl(rc, command, key, W, 3, *options).allowed for _ in range(4)] == [1, 1, 1, 0]
         assert holders(cluster, key) == [owners[key_slot(key.encode())]]
 
 

@@ -3,9 +3,10 @@
 import pytest
 import redis
 
-COMMANDS = ["winlimit.slide", "winlimit.fixed", "winlimit.slide_ro", "winlimit.fixed_ro"]
-WRITERS = ["winlimit.slide", "winlimit.fixed"]
-READERS = ["winlimit.slide_ro", "winlimit.fixed_ro"]
+COMMANDS = ["winlimit.slide", "winlimit.fixed", "winlimit.slide_ro", "winlimit.fixed_ro",
+            "winlimit.gcra", "winlimit.gcra_ro"]
+WRITERS = ["winlimit.slide", "winlimit.fixed", "winlimit.gcra"]
+READERS = ["winlimit.slide_ro", "winlimit.fixed_ro", "winlimit.gcra_ro"]
 
 
 @pytest.fixture(scope="module")
@@ -24,7 +25,7 @@ def docs(rd, name):
     return rd.execute_command("COMMAND DOCS", name)[name]
 
 
-def test_command_list_filtered_by_module_gives_the_four_commands(rd):
+def test_command_list_filtered_by_module_gives_the_six_commands(rd):
     assert sorted(rd.execute_command("COMMAND LIST", "FILTERBY", "MODULE", "winlimit")) == sorted(COMMANDS)
 
 
@@ -53,8 +54,8 @@ def test_ro_variants_are_flagged_readonly_only(rd, name):
 
 
 @pytest.mark.parametrize("name", COMMANDS)
-def test_fast_only_on_fixed_and_fixed_ro(rd, name):
-    assert ("fast" in info(rd, name)["flags"]) == name.startswith("winlimit.fixed")
+def test_fast_only_where_a_call_is_constant_work(rd, name):
+    assert ("fast" in info(rd, name)["flags"]) == name.startswith(("winlimit.fixed", "winlimit.gcra"))
 
 
 @pytest.mark.parametrize("name", COMMANDS)
@@ -94,6 +95,10 @@ def test_docs_list_the_arguments(rd, name):
     if name.startswith("winlimit.fixed"):
         align = {"name": "align", "type": "pure-token", "token": "ALIGN", "flags": ["optional"]}
         expected = [key, window_ms, limit, cost, align]
+    elif name.startswith("winlimit.gcra"):
+        period = {"name": "period_ms", "type": "integer"}
+        burst = {"name": "burst", "type": "integer", "token": "BURST", "flags": ["optional"]}
+        expected = [key, period, limit, burst, cost]
     else:
         pairs = {"name": "window", "type": "block", "flags": ["multiple"], "arguments": [window_ms, limit]}
         bucket = {"name": "bucket_ms", "type": "integer", "token": "BUCKET", "flags": ["optional"]}

@@ -8,7 +8,7 @@ import pytest
 from harness import call, error_of
 from support import W
 
-COMMANDS = ["slide", "fixed", "slide_ro", "fixed_ro"]
+COMMANDS = ["slide", "fixed", "slide_ro", "fixed_ro", "gcra", "gcra_ro"]
 FIELDS = ["calls", "allowed", "rejected", "errors"]
 
 
@@ -64,7 +64,7 @@ def test_errors_are_counted_as_calls_and_errors(server, r, command):
     r.rpush("list", "x")
 
     def run():
-        assert error_of(server.port, "WINLIMIT." + command.upper(), "k", 0, 5).startswith("ERR window_ms")
+        assert error_of(server.port, "WINLIMIT." + command.upper(), "k", 0, 5).startswith("ERR ")
         assert error_of(server.port, "WINLIMIT." + command.upper(), "k", W, 5, "XYZ").startswith("ERR unknown")
         assert error_of(server.port, "WINLIMIT." + command.upper(), "list", W, 5).startswith("WRONGTYPE")
     assert delta(r, command, run) == {"calls": 3, "allowed": 0, "rejected": 0, "errors": 3}
@@ -80,7 +80,7 @@ def test_each_command_counts_only_its_own_calls(r):
 def test_config_resetstat_clears_every_counter(r):
     for command in COMMANDS:
         call(r, command, "k" + command, W, 1)
-        call(r, command, "k" + command, W, 0)
+        call(r, command, "k" + command, W, 1, "COST", 2)
     assert all(stats(r, cmd)["calls"] > 0 for cmd in COMMANDS)
     r.config_resetstat()
     assert all(stats(r, cmd) == dict.fromkeys(FIELDS, 0) for cmd in COMMANDS)

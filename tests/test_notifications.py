@@ -108,3 +108,17 @@ def test_ro_variants_fire_nothing(r, ev):
     assert ev.events(lambda: [call(r, "slide_ro", "s", W, 5), call(r, "slide_ro", "s", W, 1),
                               call(r, "fixed_ro", "f", W, 5), call(r, "fixed_ro", "f", W, 1),
                               call(r, "slide_ro", "new", W, 5), call(r, "fixed_ro", "new", W, 5)]) == []
+
+
+def test_gcra_accepted_fires_set_then_expire(r, ev):
+    assert ev.events(lambda: call(r, "gcra", "k", W, 5)) == [("set", "k"), ("expire", "k")]
+
+
+def test_gcra_rejected_and_read_only_fire_nothing(r, ev):
+    call(r, "gcra", "k", W, 1)
+    assert ev.events(lambda: call(r, "gcra", "k", W, 1)) == []
+    assert ev.events(lambda: call(r, "gcra_ro", "k", W, 1)) == []
+
+
+def test_bucket_first_call_fires_hset_then_expire(r, ev):
+    assert ev.events(lambda: call(r, "slide", "k", W, 5, "BUCKET", 1000)) == [("hset", "k"), ("expire", "k")]

@@ -34,6 +34,9 @@ def workload(r):
                               "newest": (now // 100) * 100, (now // 100 - 1000) * 100: 1,
                               (now // 100) * 100: 2})
     call(r, "slide", "b:trim", W, 10, "BUCKET", 100)        # removes a departed bucket, records
+    for _ in range(4):
+        call(r, "gcra", "g:basic", W, 3)                    # 3 accepted, 1 rejected
+    call(r, "gcra", "g:frac", 1000, 3, "BURST", 7, "COST", 2)  # a TAT with a fraction of a ms
     for _ in range(5):
         call(r, "fixed", "f:basic", W, 3)
     call(r, "fixed", "f:align", ALIGNED_W, 3, "ALIGN")
@@ -53,7 +56,7 @@ def workload(r):
 # What the workload leaves behind (calls that change nothing create no key).
 WORKLOAD_KEYS = sorted(k.encode() for k in [
     "s:basic", "s:cost", "s:bigcost", "s:burst", "s:trim", "s:trimrej", "s:pairs",
-    "b:basic", "b:big", "b:trim",
+    "b:basic", "b:big", "b:trim", "g:basic", "g:frac",
     "f:basic", "f:align", "f:heal", "f:healrej", "f:healalign", "f:cost"])
 
 

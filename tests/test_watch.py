@@ -8,12 +8,15 @@ from harness import call
 WRITE_CALLS = {
     "slide accepted": ("slide", 60000, 5),
     "bucket accepted": ("slide", 60000, 5, "BUCKET", 1000),
+    "gcra accepted": ("gcra", 60000, 5),
     "fixed accepted": ("fixed", 60000, 5),
 }
 QUIET_CALLS = {
     "slide rejected": ("slide", 60000, 1),
     "bucket rejected": ("slide", 60000, 1, "BUCKET", 1000),
     "bucket_ro": ("slide_ro", 60000, 5, "BUCKET", 1000),
+    "gcra rejected": ("gcra", 60000, 1),
+    "gcra_ro": ("gcra_ro", 60000, 5),
     "fixed rejected": ("fixed", 60000, 1),
     "slide_ro": ("slide_ro", 60000, 5),
     "fixed_ro": ("fixed_ro", 60000, 5),
@@ -41,7 +44,7 @@ def transaction_after(r, key, command, window, limit, *options):
 def test_a_call_that_writes_aborts_transactions_watching_the_key(r, shape):
     command, window, limit, *options = shape
     algorithm = command.split("_")[0]
-    call(r, algorithm, "k", window, 1, *options)  # the key exists, with room left under limit 5
+    call(r, algorithm, "k", window, limit, *options)  # the key exists, with room left
     assert transaction_after(r, "k", command, window, limit, *options) is False
 
 

@@ -4,6 +4,7 @@
 
 pub mod bucketed;
 pub mod fixed;
+pub mod gcra;
 pub mod parse;
 pub mod request;
 pub mod slide;

@@ -6,14 +6,17 @@ use std::ffi::CStr;
 
 use crate::core::request::Mode;
 use crate::core::verdict::Verdict;
-use crate::redis::adapters::{fixed, slide};
+use crate::redis::adapters::{fixed, gcra, slide};
 use crate::redis::call::{Call, CommandError};
+use crate::redis::config;
 
 /// How the verdict is written back.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ReplyShape {
     /// `allowed limit remaining retry_after_ms reset_after_ms`.
     Verdict,
+    /// redis-cell's `limited limit remaining retry_after_s reset_after_s`.
+    Cell,
 }
 
 /// What `COMMAND DOCS` says of an argument.
@@ -73,6 +76,10 @@ fn always() -> bool {
     true
 }
 
+fn cell_compat() -> bool {
+    config::cell_compat()
+}
+
 const KEY: ArgDoc = ArgDoc::new(c"key", ArgKind::Key);
 const COST: ArgDoc = ArgDoc::option(c"cost", ArgKind::Integer, c"COST");
 const WINDOW_PAIR: [ArgDoc; 2] = [ArgDoc::new(c"window_ms", ArgKind::Integer), ArgDoc::new(c"limit", ArgKind::Integer)];
@@ -86,8 +93,23 @@ const FIXED_ARGS: [ArgDoc; 5] = [
     ArgDoc::option(c"align", ArgKind::PureToken, c"ALIGN"),
 ];
 
+const GCRA_ARGS: [ArgDoc; 5] = [
+    KEY,
+    ArgDoc::new(c"period_ms", ArgKind::Integer),
+    ArgDoc::new(c"limit", ArgKind::Integer),
+    ArgDoc::option(c"burst", ArgKind::Integer, c"BURST"),
+    COST,
+];
+const CELL_ARGS: [ArgDoc; 5] = [
+    KEY,
+    ArgDoc::new(c"max_burst", ArgKind::Integer),
+    ArgDoc::new(c"count_per_period", ArgKind::Integer),
+    ArgDoc::new(c"period_s", ArgKind::Integer),
+    ArgDoc { optional: true, ..ArgDoc::new(c"quantity", ArgKind::Integer) },
+];
+
 /// Every command the module can register. The handler finds a row by its index.
-pub static TABLE: [CommandSpec; 4] = [
+pub static TABLE: [CommandSpec; 7] = [
     CommandSpec {
         name: c"winlimit.slide",
         mode: Mode::Record,
@@ -143,6 +165,48 @@ pub static TABLE: [CommandSpec; 4] = [
         since: c"0.1.0",
         args: &FIXED_ARGS,
         enabled: always,
+    },
+    CommandSpec {
+        name: c"winlimit.gcra",
+        mode: Mode::Record,
+        run: gcra::run,
+        reply: ReplyShape::Verdict,
+        flags: c"write deny-oom fast",
+        acl_categories: c"write string fast",
+        arity: -4,
+        summary: c"Accepts a request if a token bucket of BURST units, refilled at limit units per period_ms, holds its cost (GCRA).",
+        complexity: c"O(1)",
+        since: c"0.2.0",
+        args: &GCRA_ARGS,
+        enabled: always,
+    },
+    CommandSpec {
+        name: c"winlimit.gcra_ro",
+        mode: Mode::Peek,
+        run: gcra::run,
+        reply: ReplyShape::Verdict,
+        flags: c"readonly fast",
+        acl_categories: c"read string fast",
+        arity: -4,
+        summary: c"Tells whether WINLIMIT.GCRA would accept a request now, without taking anything.",
+        complexity: c"O(1)",
+        since: c"0.2.0",
+        args: &GCRA_ARGS,
+        enabled: always,
+    },
+    CommandSpec {
+        name: c"cl.throttle",
+        mode: Mode::Record,
+        run: gcra::run_cell,
+        reply: ReplyShape::Cell,
+        flags: c"write deny-oom fast",
+        acl_categories: c"write string fast",
+        arity: -5,
+        summary: c"redis-cell's GCRA rate limiter, answered by winlimit (loaded with cell-compat yes).",
+        complexity: c"O(1)",
+        since: c"0.2.0",
+        args: &CELL_ARGS,
+        enabled: cell_compat,
     },
 ];
 

@@ -1,13 +1,13 @@
-//! `winlimit.max-limit`: the largest limit an exact-log or fixed-window call may pass, so
-//! that one careless call cannot grow a sorted set without bound or stall the server.
+//! The module's settings, each a module argument (`loadmodule libwinlimit.so max-limit 5000`)
+//! and, on servers with module configs (Redis 7.0+), a `winlimit.*` config:
 //!
-//! Settable as a module argument (`loadmodule libwinlimit.so max-limit 5000`), in the
-//! config file as `winlimit.max-limit`, and with `CONFIG SET winlimit.max-limit` on
-//! servers with module configs (Redis 7.0+).
+//! - `max-limit`: the largest limit an exact-log call may pass, so that one careless call
+//!   cannot grow a sorted set without bound or stall the server; `CONFIG SET` changes it.
+//! - `cell-compat`: also register redis-cell's `CL.THROTTLE`; fixed at load time.
 
 use std::ffi::c_void;
 use std::os::raw::{c_char, c_int, c_longlong};
-use std::sync::atomic::{AtomicI64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering::Relaxed};
 
 use redis_module::raw;
 
@@ -21,14 +21,20 @@ pub const DEFAULT_MAX_LIMIT: i64 = 10_000;
 pub const MAX_LIMIT_RANGE: (i64, i64) = (1, 1_000_000_000_000);
 
 static MAX_LIMIT: AtomicI64 = AtomicI64::new(DEFAULT_MAX_LIMIT);
+static CELL_COMPAT: AtomicBool = AtomicBool::new(false);
+
+/// Whether `CL.THROTTLE` is registered (`cell-compat yes`).
+pub fn cell_compat() -> bool {
+    CELL_COMPAT.load(Relaxed)
+}
 
 /// The current `winlimit.max-limit`.
 pub fn max_limit() -> i64 {
     MAX_LIMIT.load(Relaxed)
 }
 
-/// Reads `max-limit N` pairs from the module arguments. Unknown names are an error so a
-/// typo fails loudly at load time.
+/// Reads `max-limit N` and `cell-compat yes|no` from the module arguments. Unknown names are
+/// an error so a typo fails loudly at load time.
 pub fn from_module_args(args: &[&[u8]]) -> Result<(), String> {
     for pair in args.chunks(2) {
         match pair {
@@ -39,6 +45,14 @@ pub fn from_module_args(args: &[&[u8]]) -> Result<(), String> {
                     .ok_or_else(|| format!("max-limit must be an integer between {min} and {max}"))?;
                 MAX_LIMIT.store(limit, Relaxed);
             }
+            [name, value] if name.eq_ignore_ascii_case(b"cell-compat") => {
+                let on = match value.to_ascii_lowercase().as_slice() {
+                    b"yes" => true,
+                    b"no" => false,
+                    _ => return Err("cell-compat must be yes or no".to_string()),
+                };
+                CELL_COMPAT.store(on, Relaxed);
+            }
             [name] => return Err(format!("module argument '{}' needs a value", String::from_utf8_lossy(name))),
             [name, _] => return Err(format!("unknown module argument '{}'", String::from_utf8_lossy(name))),
             _ => {}
@@ -47,19 +61,21 @@ pub fn from_module_args(args: &[&[u8]]) -> Result<(), String> {
     Ok(())
 }
 
-/// Registers `winlimit.max-limit` where the server has module configs; returns false
-/// where it does not (the module argument still works there).
+/// Registers the `winlimit.*` configs and applies the config file's values, where the server
+/// has module configs; returns false where it does not (module arguments still work there).
+/// Runs before the commands are created: `cell-compat` decides whether `CL.THROTTLE` is.
 pub fn register(ctx: *mut raw::RedisModuleCtx) -> bool {
     // SAFETY: reading function pointers the server set at load time.
-    let (Some(register), Some(load)) =
-        (unsafe { raw::RedisModule_RegisterNumericConfig }, unsafe { raw::RedisModule_LoadConfigs })
-    else {
+    let apis = unsafe {
+        (raw::RedisModule_RegisterNumericConfig, raw::RedisModule_RegisterBoolConfig, raw::RedisModule_LoadConfigs)
+    };
+    let (Some(numeric), Some(boolean), Some(load)) = apis else {
         return false;
     };
     let (min, max) = MAX_LIMIT_RANGE;
-    // SAFETY: valid context, NUL-terminated name, callbacks with the documented signatures.
+    // SAFETY: valid context, NUL-terminated names, callbacks with the documented signatures.
     unsafe {
-        register(
+        numeric(
             ctx,
             c"max-limit".as_ptr(),
             max_limit(),
@@ -71,8 +87,32 @@ pub fn register(ctx: *mut raw::RedisModuleCtx) -> bool {
             None,
             std::ptr::null_mut(),
         ) == raw::Status::Ok as c_int
+            && boolean(
+                ctx,
+                c"cell-compat".as_ptr(),
+                c_int::from(cell_compat()),
+                raw::REDISMODULE_CONFIG_IMMUTABLE,
+                Some(get_cell_compat),
+                Some(set_cell_compat),
+                None,
+                std::ptr::null_mut(),
+            ) == raw::Status::Ok as c_int
             && load(ctx) == raw::Status::Ok as c_int
     }
+}
+
+extern "C" fn get_cell_compat(_name: *const c_char, _privdata: *mut c_void) -> c_int {
+    c_int::from(cell_compat())
+}
+
+extern "C" fn set_cell_compat(
+    _name: *const c_char,
+    value: c_int,
+    _privdata: *mut c_void,
+    _err: *mut *mut raw::RedisModuleString,
+) -> c_int {
+    CELL_COMPAT.store(value != 0, Relaxed);
+    raw::Status::Ok as c_int
 }
 
 extern "C" fn get_max_limit(_name: *const c_char, _privdata: *mut c_void) -> c_longlong {
@@ -99,6 +139,7 @@ mod tests {
         assert!(from_module_args(&[b"max-limit", b"0"]).is_err());
         assert!(from_module_args(&[b"max-limit", b"many"]).is_err());
         assert!(from_module_args(&[b"max-limit"]).is_err());
+        assert!(from_module_args(&[b"cell-compat", b"maybe"]).is_err());
         assert_eq!(max_limit(), DEFAULT_MAX_LIMIT);
     }
 }

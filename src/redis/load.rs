@@ -23,13 +23,20 @@ pub fn load(ctx: *mut raw::RedisModuleCtx, argv: &[*mut raw::RedisModuleString])
     config::from_module_args(&args)?;
     // Keys are signalled as modified only when a call writes (see Key::signal_modified).
     api!(RedisModule_SetModuleOptions(ctx, raw::REDISMODULE_OPTION_NO_IMPLICIT_SIGNAL_MODIFIED as c_int));
+    // Configs first: the config file's `winlimit.cell-compat` decides which commands exist.
+    if !config::register(ctx) {
+        log(ctx, c"notice", "winlimit: this server has no module configs: settings are module arguments only");
+    }
 
     // SAFETY: reading a function pointer the server set at load time.
     let has_command_handles = unsafe { raw::RedisModule_GetCommand }.is_some();
     for (spec, entry) in TABLE.iter().zip(ENTRIES).filter(|(spec, _)| (spec.enabled)()) {
         let created = api!(RedisModule_CreateCommand(ctx, spec.name.as_ptr(), entry, spec.flags.as_ptr(), 1, 1, 1));
         if created != raw::Status::Ok as c_int {
-            return Err(format!("could not create {:?}: is another module's command of that name loaded?", spec.name));
+            return Err(format!(
+                "could not create the command {}: another module (redis-cell?) already registered that name",
+                spec.name.to_string_lossy()
+            ));
         }
         if has_command_handles {
             let handle = api!(RedisModule_GetCommand(ctx, spec.name.as_ptr()));
@@ -42,9 +49,6 @@ pub fn load(ctx: *mut raw::RedisModuleCtx, argv: &[*mut raw::RedisModuleString])
     }
     log_missing_features(ctx, has_command_handles);
 
-    if !config::register(ctx) {
-        log(ctx, c"notice", "winlimit: this server has no module configs: set max-limit as a module argument");
-    }
     api!(RedisModule_RegisterInfoFunc(ctx, Some(info::info)));
     api!(RedisModule_RegisterCommandFilter(
         ctx,

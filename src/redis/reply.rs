@@ -5,7 +5,7 @@ use std::os::raw::c_int;
 
 use redis_module::raw;
 
-use crate::core::verdict::Verdict;
+use crate::core::verdict::{Verdict, NEVER};
 use crate::redis::api::api;
 use crate::redis::call::CommandError;
 use crate::redis::commands::ReplyShape;
@@ -14,12 +14,21 @@ use crate::redis::commands::ReplyShape;
 pub fn verdict(ctx: *mut raw::RedisModuleCtx, shape: ReplyShape, verdict: Verdict) -> c_int {
     let fields = match shape {
         ReplyShape::Verdict => verdict.to_array(),
+        ReplyShape::Cell => cell_fields(verdict),
     };
     api!(RedisModule_ReplyWithArray(ctx, fields.len() as _));
     for field in fields {
         api!(RedisModule_ReplyWithLongLong(ctx, field));
     }
     raw::Status::Ok as c_int
+}
+
+/// redis-cell's `[limited, capacity, remaining, retry_after_s, reset_after_s]`: times in
+/// whole seconds rounded up, `retry_after_s` -1 when allowed or never.
+fn cell_fields(v: Verdict) -> [i64; 5] {
+    let seconds = |ms: i64| ms.div_euclid(1000) + i64::from(ms.rem_euclid(1000) != 0);
+    let retry = if v.allowed || v.retry_after_ms == NEVER { -1 } else { seconds(v.retry_after_ms) };
+    [i64::from(!v.allowed), v.limit, v.remaining, retry, seconds(v.reset_after_ms)]
 }
 
 /// An error reply in Redis's own words where Redis has them.

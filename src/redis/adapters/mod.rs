@@ -3,4 +3,5 @@
 
 pub mod bucketed;
 pub mod fixed;
+pub mod gcra;
 pub mod slide;

@@ -1,0 +1,214 @@
+//! GCRA, a token bucket kept as one number: `WINLIMIT.GCRA` and redis-cell's `CL.THROTTLE`.
+//!
+//! A bucket holds up to `burst` units and refills at `limit` units per `period_ms`,
+//! continuously. The state is the theoretical arrival time (TAT): when the bucket is full
+//! again. With `T = period_ms / limit` (the time one unit takes to come back), a request of
+//! cost `c` is accepted iff `TAT - now + c * T <= burst * T`; then `TAT = max(TAT, now) + c * T`.
+//!
+//! Time is counted exactly in units of `1 / limit` ms, where `T` is the whole number
+//! `period_ms`: no rounding drift however many calls. The stored value is a string,
+//! `gcra:<ms>:<rem>:<den>`, the TAT `ms + rem / den` (`0 <= rem < den`), written with
+//! `den = limit`; a state written with another limit is read rounded up, so a change can only
+//! make the next decision stricter.
+
+use crate::core::parse::{self, parse_int, ArgError, Options};
+use crate::core::request::{Mode, MAX_WINDOW_MS};
+use crate::core::verdict::{Verdict, NEVER};
+
+/// Bound of `period_ms`, `limit` and `BURST`; also `BURST * period_ms <= MAX * limit`
+/// (a full refill within 10^12 ms).
+pub const MAX: i64 = 1_000_000_000_000;
+
+/// A validated call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GcraRequest {
+    pub period_ms: i64,
+    /// Units per period, `>= 1`.
+    pub limit: i64,
+    /// Capacity, `>= 1`.
+    pub burst: i64,
+    /// Units taken; 0 only from `CL.THROTTLE` (a call that takes and writes nothing).
+    pub cost: i64,
+    /// `CL.THROTTLE` also reads redis-cell's own state, a TAT in ns.
+    pub reads_cell_state: bool,
+}
+
+/// Parses `period_ms limit [BURST n] [COST n]`.
+pub fn parse(args: &[&[u8]]) -> Result<GcraRequest, ArgError> {
+    let [period, limit, options @ ..] = args else {
+        return Err(ArgError::range("period_ms", 1, MAX_WINDOW_MS));
+    };
+    let period_ms = in_range(period, "period_ms", 1, MAX)?;
+    let limit = in_range(limit, "limit", 1, MAX)?;
+    let mut burst = None;
+    let mut cost = 1;
+    let mut options = Options::new(options);
+    while let Some(word) = options.next_word() {
+        if word.eq_ignore_ascii_case(b"BURST") {
+            burst = Some(options.value("BURST")?);
+        } else if word.eq_ignore_ascii_case(b"COST") {
+            cost = parse::cost(options.value("COST")?)?;
+        } else {
+            return Err(ArgError::unknown_option(word));
+        }
+    }
+    // A full refill (`burst * period_ms / limit`) must fit in 10^12 ms.
+    let max_burst = (i128::from(MAX) * i128::from(limit) / i128::from(period_ms)).min(i128::from(MAX)) as i64;
+    let burst = match burst {
+        None => limit.min(max_burst),
+        Some(value) => in_range(value, "BURST", 1, max_burst)?,
+    };
+    Ok(GcraRequest { period_ms, limit, burst, cost, reads_cell_state: false })
+}
+
+/// Parses `CL.THROTTLE`'s `max_burst count_per_period period_s [quantity]`.
+pub fn parse_cell(args: &[&[u8]]) -> Result<GcraRequest, ArgError> {
+    const MAX_PERIOD_S: i64 = 1_000_000_000;
+    let (max_burst, count, period, quantity) = match args {
+        [b, c, p] => (b, c, p, None),
+        [b, c, p, q] => (b, c, p, Some(q)),
+        _ => return Err(ArgError::new("wrong number of arguments for 'cl.throttle' command")),
+    };
+    let max_burst = in_range(max_burst, "max_burst", 0, MAX - 1)?;
+    let count = in_range(count, "count_per_period", 1, MAX)?;
+    let period_s = in_range(period, "period_s", 1, MAX_PERIOD_S)?;
+    let refill_s = (i128::from(max_burst) + 1) * i128::from(period_s) / i128::from(count);
+    if refill_s > i128::from(MAX_PERIOD_S) {
+        return Err(ArgError::new(format_args!(
+            "max_burst too large: (max_burst + 1) * period_s / count_per_period must be at most {MAX_PERIOD_S}"
+        )));
+    }
+    let cost = match quantity {
+        None => 1,
+        Some(q) => {
+            parse_int(q).filter(|q| *q >= 0).ok_or_else(|| ArgError::new("quantity must be a non-negative integer"))?
+        }
+    };
+    Ok(GcraRequest { period_ms: period_s * 1000, limit: count, burst: max_burst + 1, cost, reads_cell_state: true })
+}
+
+fn in_range(value: &[u8], name: &str, min: i64, max: i64) -> Result<i64, ArgError> {
+    parse_int(value).filter(|v| (min..=max).contains(v)).ok_or_else(|| ArgError::range(name, min, max))
+}
+
+/// A TAT, exactly: `ms + rem / den` ms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Tat {
+    pub ms: i64,
+    pub rem: i64,
+    pub den: i64,
+}
+
+/// What a string key holds, as GCRA reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stored {
+    Tat(Tat),
+    /// redis-cell's TAT in ns since the epoch (read by `CL.THROTTLE` only).
+    CellNanos(i64),
+}
+
+/// The key holds no GCRA state (a FIXED counter, or any other string).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NotGcra;
+
+const PREFIX: &[u8] = b"gcra:";
+
+/// Reads a stored value; `reads_cell_state` also takes redis-cell's decimal ns.
+pub fn decode(value: &[u8], reads_cell_state: bool) -> Result<Stored, NotGcra> {
+    if let Some(rest) = value.strip_prefix(PREFIX) {
+        let mut parts = rest.split(|&b| b == b':').map(parse_int);
+        let (Some(Some(ms)), Some(Some(rem)), Some(Some(den)), None) =
+            (parts.next(), parts.next(), parts.next(), parts.next())
+        else {
+            return Err(NotGcra);
+        };
+        return if (1..=MAX).contains(&den) && (0..den).contains(&rem) {
+            Ok(Stored::Tat(Tat { ms, rem, den }))
+        } else {
+            Err(NotGcra)
+        };
+    }
+    match parse_int(value) {
+        Some(ns) if reads_cell_state && ns >= 0 => Ok(Stored::CellNanos(ns)),
+        _ => Err(NotGcra),
+    }
+}
+
+/// The stored form of a TAT.
+pub fn encode(tat: Tat) -> String {
+    format!("gcra:{}:{}:{}", tat.ms, tat.rem, tat.den)
+}
+
+/// The write a call makes: the new TAT, and the key's expiry (the TAT rounded up to the ms).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GcraWrite {
+    pub tat: Tat,
+    pub expire_at: i64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GcraPlan {
+    pub verdict: Verdict,
+    pub write: Option<GcraWrite>,
+}
+
+/// `x / d` rounded up, for `d > 0`.
+fn div_ceil(x: i128, d: i128) -> i128 {
+    x.div_euclid(d) + i128::from(x.rem_euclid(d) != 0)
+}
+
+/// Clamps an `i128` into `i64` (only hostile stored states come near the ends).
+fn to_i64(x: i128) -> i64 {
+    x.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64
+}
+
+/// Decides one call at `now` against the stored state (`None`: no key, or expired).
+pub fn decide(now: i64, request: &GcraRequest, mode: Mode, stored: Option<Stored>) -> GcraPlan {
+    let l = i128::from(request.limit);
+    let p = i128::from(request.period_ms);
+    let capacity = i128::from(request.burst) * p;
+    let now_u = i128::from(now) * l;
+    // The stored TAT in units of 1 / limit ms, rounded up when written with another limit.
+    let tat_u = match stored {
+        None => now_u,
+        Some(Stored::Tat(t)) if i128::from(t.den) == l => i128::from(t.ms) * l + i128::from(t.rem),
+        Some(Stored::Tat(t)) => i128::from(t.ms) * l + div_ceil(i128::from(t.rem) * l, i128::from(t.den)),
+        Some(Stored::CellNanos(ns)) => div_ceil(i128::from(ns) * l, 1_000_000),
+    }
+    .max(now_u);
+    let debt = tat_u - now_u;
+    let whole_units = |debt: i128| to_i64((capacity - debt).max(0) / p);
+
+    if request.cost > request.burst {
+        let verdict = Verdict {
+            allowed: false,
+            limit: request.burst,
+            remaining: whole_units(debt).min(request.burst),
+            retry_after_ms: NEVER,
+            reset_after_ms: to_i64(div_ceil(debt, l)),
+        };
+        return GcraPlan { verdict, write: None };
+    }
+    let cost = i128::from(request.cost) * p;
+    let allowed = debt + cost <= capacity;
+    let records = allowed && mode == Mode::Record && request.cost > 0;
+    let debt_after = if records { debt + cost } else { debt };
+    let verdict = Verdict {
+        allowed,
+        limit: request.burst,
+        remaining: whole_units(debt_after).min(request.burst),
+        retry_after_ms: if allowed { 0 } else { to_i64(div_ceil(debt + cost - capacity, l)) },
+        reset_after_ms: to_i64(div_ceil(debt_after, l)),
+    };
+    let write = records.then(|| {
+        let tat_u = tat_u + cost;
+        GcraWrite {
+            tat: Tat { ms: to_i64(tat_u.div_euclid(l)), rem: to_i64(tat_u.rem_euclid(l)), den: request.limit },
+            expire_at: to_i64(div_ceil(tat_u, l)),
+        }
+    });
+    GcraPlan { verdict, write }
+}
+
+#[cfg(test)]
+mod tests;
