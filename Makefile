@@ -1,7 +1,13 @@
 # winlimit: build, test and run the Redis module.
 PY := .venv/bin/python
+PYTEST := $(PY) -m pytest -q tests/
 
-.PHONY: all build deps test unit itest itest-valkey run bench fuzz clean
+# The test matrix: every server users run, fetched into .cache/ by scripts/fetch-servers.sh.
+SERVERS := redis-6.2 redis-7.0 redis-8.2 valkey-8.0 valkey-9.1
+VALKEY_80 := $(CURDIR)/.cache/valkey/usr/bin
+DEBIAN_CLI := $(shell command -v redis-cli 2>/dev/null || echo redis-cli)
+
+.PHONY: all build deps servers test unit itest itest-all $(addprefix itest-,$(SERVERS)) itest-valkey run bench fuzz clean
 
 all: build
 
@@ -11,19 +17,40 @@ build:
 deps:
 	scripts/install-deps.sh
 
-test: deps build unit itest itest-valkey
+servers: deps
+	scripts/fetch-servers.sh all
+
+test: deps build servers unit itest-all
 
 unit:
 	cargo test --release
 
-itest:
-	$(PY) -m pytest -q tests/
+# The integration suite on Debian's Redis 7.0 only.
+itest: itest-redis-7.0
 
-# The same integration tests on Valkey (Debian backports, unpacked under .cache/).
-VALKEY := $(CURDIR)/.cache/valkey/usr/bin
-itest-valkey:
-	scripts/fetch-valkey.sh
-	WINLIMIT_SERVER_BIN=$(VALKEY)/valkey-server WINLIMIT_CLI_BIN=$(VALKEY)/valkey-cli $(PY) -m pytest -q tests/
+itest-all: $(addprefix itest-,$(SERVERS))
+
+itest-redis-7.0:
+	$(PYTEST)
+
+itest-redis-6.2:
+	scripts/fetch-servers.sh redis-6.2
+	WINLIMIT_SERVER_BIN=$(CURDIR)/.cache/redis-6.2/bin/server WINLIMIT_CLI_BIN=$(CURDIR)/.cache/redis-6.2/bin/cli $(PYTEST)
+
+# The wheels of Redis 8.2 and Valkey 9.1 ship no cli; Debian's redis-cli creates their clusters.
+itest-redis-8.2:
+	scripts/fetch-servers.sh redis-8.2
+	WINLIMIT_SERVER_BIN=$(CURDIR)/.cache/redis-8.2/bin/server WINLIMIT_CLI_BIN=$(DEBIAN_CLI) $(PYTEST)
+
+itest-valkey-8.0:
+	scripts/fetch-servers.sh valkey-8.0
+	WINLIMIT_SERVER_BIN=$(VALKEY_80)/valkey-server WINLIMIT_CLI_BIN=$(VALKEY_80)/valkey-cli $(PYTEST)
+
+itest-valkey-9.1:
+	scripts/fetch-servers.sh valkey-9.1
+	WINLIMIT_SERVER_BIN=$(CURDIR)/.cache/valkey-9.1/bin/server WINLIMIT_CLI_BIN=$(DEBIAN_CLI) $(PYTEST)
+
+itest-valkey: itest-valkey-8.0
 
 run: deps build
 	redis-server redis.conf.example

@@ -22,10 +22,11 @@ class Cluster:
         self.nodes = []
         try:
             for _ in range(masters):
-                self.nodes.append(RedisServer(module=module, module_args=module_args, args=[
-                    "--cluster-enabled", "yes",
-                    "--cluster-port", str(free_port()),
-                    "--cluster-node-timeout", "5000",
+                # Redis 6.2 has no cluster-port: its bus is port + 10000, so both must be free.
+                port = harness.free_port_with_bus() if harness.REDIS_62 else None
+                bus = [] if harness.REDIS_62 else ["--cluster-port", str(free_port())]
+                self.nodes.append(RedisServer(module=module, module_args=module_args, port=port, args=[
+                    "--cluster-enabled", "yes", *bus, "--cluster-node-timeout", "5000",
                 ]))
             addrs = [f"127.0.0.1:{n.port}" for n in self.nodes]
             done = subprocess.run(

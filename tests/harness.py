@@ -8,6 +8,7 @@ Clients use decode_responses=False: keys, values and members are bytes (DUMP nee
 import atexit
 import collections
 import os
+import random
 import shutil
 import signal
 import socket
@@ -48,6 +49,21 @@ def free_port():
         return s.getsockname()[1]
 
 
+def free_port_with_bus():
+    """A free port p whose cluster bus port p + 10000 is free too (for servers without
+    cluster-port, i.e. Redis 6.2)."""
+    for _ in range(1000):
+        p = random.randrange(20000, 30000)
+        try:
+            with socket.socket() as a, socket.socket() as b:
+                a.bind(("127.0.0.1", p))
+                b.bind(("127.0.0.1", p + 10000))
+            return p
+        except OSError:
+            continue
+    raise RuntimeError("no free port pair for a cluster node")
+
+
 class RedisServer:
     """A redis-server child process.
 
@@ -56,7 +72,7 @@ class RedisServer:
     ["--replicaof", "127.0.0.1", "6380"]; dir: reuse this directory (else a fresh one).
     """
 
-    def __init__(self, module=True, module_args=(), args=(), dir=None):
+    def __init__(self, module=True, module_args=(), args=(), dir=None, port=None):
         self.module = module
         self.module_args = list(module_args)
         self.args = list(args)
@@ -65,7 +81,7 @@ class RedisServer:
         self.proc = None
         self.port = None
         self.client = None
-        self.start()
+        self.start(port)
 
     @property
     def pid(self):
@@ -193,8 +209,33 @@ def expiry_slack(window_ms):
     return min(window_ms // 8, 60000)
 
 
+def _server_version():
+    out = subprocess.run([SERVER_BIN, "--version"], capture_output=True, text=True).stdout
+    version = out.split("v=")[1].split()[0]
+    return "Valkey" in out, tuple(int(part) for part in version.split(".")[:3])
+
+
+# The server under test: (is it Valkey, its version), from its --version.
+IS_VALKEY, SERVER_VERSION = _server_version()
+# Redis 6.2 lacks PEXPIRETIME, module configs, COMMAND DOCS, key specs, ACL selectors,
+# cluster-port and enable-debug-command; tests assert what the module does there instead.
+REDIS_62 = not IS_VALKEY and SERVER_VERSION < (7, 0)
+
+
 def pexpiretime(client, key):
-    return client.execute_command("PEXPIRETIME", key)
+    """The key's absolute expiry in ms (-1: none, -2: no key), exactly. Redis 6.2 has no
+    PEXPIRETIME: there PTTL is read between two TIMEs (run in order, as one pipeline),
+    retried until both fall in the same millisecond, so the sum is the stored absolute time."""
+    if not REDIS_62:
+        return client.execute_command("PEXPIRETIME", key)
+    for _ in range(100):
+        tx = client.pipeline(transaction=False)
+        tx.time().pttl(key).time()
+        before, ttl, after = tx.execute()
+        ms = before[0] * 1000 + before[1] // 1000
+        if ms == after[0] * 1000 + after[1] // 1000:
+            return ttl if ttl < 0 else ms + ttl
+    raise AssertionError("the clock never held still for one transaction")
 
 
 def snapshot(client, dump=False):

@@ -3,10 +3,17 @@
 import pytest
 import redis
 
+from harness import REDIS_62
+
 COMMANDS = ["winlimit.slide", "winlimit.fixed", "winlimit.slide_ro", "winlimit.fixed_ro",
             "winlimit.gcra", "winlimit.gcra_ro"]
 WRITERS = ["winlimit.slide", "winlimit.fixed", "winlimit.gcra"]
 READERS = ["winlimit.slide_ro", "winlimit.fixed_ro", "winlimit.gcra_ro"]
+
+
+# Redis 6.2 has no COMMAND DOCS, key specs or module arity: a module command there shows
+# arity -1 and the legacy key range (1, 1, 1), which is what routes it.
+needs_command_docs = pytest.mark.skipif(REDIS_62, reason="Redis 6.2 has no command metadata for modules")
 
 
 @pytest.fixture(scope="module")
@@ -25,13 +32,14 @@ def docs(rd, name):
     return rd.execute_command("COMMAND DOCS", name)[name]
 
 
+@needs_command_docs
 def test_command_list_filtered_by_module_gives_the_six_commands(rd):
     assert sorted(rd.execute_command("COMMAND LIST", "FILTERBY", "MODULE", "winlimit")) == sorted(COMMANDS)
 
 
 @pytest.mark.parametrize("name", COMMANDS)
 def test_arity_is_minus_four(rd, name):
-    assert info(rd, name)["arity"] == -4
+    assert info(rd, name)["arity"] == (-1 if REDIS_62 else -4)
 
 
 @pytest.mark.parametrize("name", COMMANDS)
@@ -58,6 +66,7 @@ def test_fast_only_where_a_call_is_constant_work(rd, name):
     assert ("fast" in info(rd, name)["flags"]) == name.startswith(("winlimit.fixed", "winlimit.gcra"))
 
 
+@needs_command_docs
 @pytest.mark.parametrize("name", COMMANDS)
 def test_one_key_spec_at_index_one_with_a_range_of_one_key(rd, name):
     [spec] = info(rd, name)["key_specifications"]
@@ -65,6 +74,7 @@ def test_one_key_spec_at_index_one_with_a_range_of_one_key(rd, name):
     assert spec["find_keys"] == {"type": "range", "spec": {"lastkey": 0, "keystep": 1, "limit": 0}}
 
 
+@needs_command_docs
 @pytest.mark.parametrize("name", WRITERS)
 def test_writing_variants_key_spec_is_rw_access_update(rd, name):
     """Redis's rule: INSERT, DELETE and UPDATE are mutually exclusive, and a write that is
@@ -73,12 +83,14 @@ def test_writing_variants_key_spec_is_rw_access_update(rd, name):
     assert sorted(spec["flags"]) == sorted(["RW", "access", "update"])
 
 
+@needs_command_docs
 @pytest.mark.parametrize("name", READERS)
 def test_ro_variants_key_spec_is_ro_access(rd, name):
     [spec] = info(rd, name)["key_specifications"]
     assert sorted(spec["flags"]) == sorted(["RO", "access"])
 
 
+@needs_command_docs
 @pytest.mark.parametrize("name", COMMANDS)
 def test_docs_give_summary_complexity_and_module(rd, name):
     d = docs(rd, name)
@@ -86,6 +98,7 @@ def test_docs_give_summary_complexity_and_module(rd, name):
     assert d["module"] == "winlimit" and d["group"] == "module"
 
 
+@needs_command_docs
 @pytest.mark.parametrize("name", COMMANDS)
 def test_docs_list_the_arguments(rd, name):
     key = {"name": "key", "type": "key", "key_spec_index": 0}

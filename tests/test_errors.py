@@ -4,7 +4,7 @@ import uuid
 
 import pytest
 
-from harness import call, error_of, server_ms, snapshot
+from harness import REDIS_62, call, error_of, server_ms, snapshot
 
 W = 1000
 COMMANDS = ["slide", "fixed", "slide_ro", "fixed_ro"]
@@ -111,7 +111,10 @@ def cases():
 def test_bad_input_gets_exact_error_and_changes_nothing(server, r, cmd, args, expected):
     populate(r)
     before = snapshot(r, dump=True)
-    assert error_of(server.port, "WINLIMIT." + cmd.upper(), *args) == expected
+    error = error_of(server.port, "WINLIMIT." + cmd.upper(), *args)
+    if REDIS_62 and expected.startswith("ERR wrong number"):
+        error = "ERR " + error[4:].lower()  # Redis 6.2 names the command as the client typed it
+    assert error == expected
     assert snapshot(r, dump=True) == before
 
 

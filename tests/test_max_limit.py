@@ -4,7 +4,7 @@ the exact log, whose size grows with the limit; FIXED keeps one number whatever 
 import pytest
 import redis
 
-from harness import RedisServer, call, error_of, snapshot
+from harness import REDIS_62, RedisServer, call, error_of, snapshot
 from support import W
 
 COMMANDS = ["slide", "slide_ro"]
@@ -26,16 +26,33 @@ def small():
 @pytest.fixture
 def rs(small):
     small.client.flushall()
-    small.client.config_set("winlimit.max-limit", 5)
+    if not REDIS_62:
+        small.client.config_set("winlimit.max-limit", 5)
     return small.client
 
 
-def test_default_is_ten_thousand(r):
-    assert max_limit(r) == "10000"
+# Redis 6.2 has no module configs: there the module argument is the only way to set it.
+needs_module_configs = pytest.mark.skipif(REDIS_62, reason="Redis 6.2 has no module configs")
 
 
-def test_module_argument_sets_it(rs):
-    assert max_limit(rs) == "5"
+def test_default_is_ten_thousand(server, r):
+    assert call(r, "slide", "k", W, 10000)[:2] == (1, 10000)
+    assert error_of(server.port, "WINLIMIT.SLIDE", "k", W, 10001) == "ERR limit must be an integer between 0 and 10000"
+    if not REDIS_62:
+        assert max_limit(r) == "10000"
+
+
+def test_module_argument_sets_it(small, rs):
+    assert error_of(small.port, "WINLIMIT.SLIDE", "k", W, 6) == "ERR limit must be an integer between 0 and 5"
+    if not REDIS_62:
+        assert max_limit(rs) == "5"
+
+
+@pytest.mark.skipif(not REDIS_62, reason="servers with module configs take CONFIG SET")
+def test_without_module_configs_config_set_is_refused_and_the_argument_holds(small, rs):
+    with pytest.raises(redis.ResponseError):
+        rs.config_set("winlimit.max-limit", 7)
+    assert error_of(small.port, "WINLIMIT.SLIDE", "k", W, 6) == "ERR limit must be an integer between 0 and 5"
 
 
 @pytest.mark.parametrize("command", COMMANDS)
@@ -54,6 +71,7 @@ def test_limit_equal_to_it_is_accepted(rs, command):
     assert call(rs, command, "k", W, 5)[:2] == (1, 5)
 
 
+@needs_module_configs
 @pytest.mark.parametrize("command", COMMANDS)
 def test_config_set_changes_the_bound_at_once(small, rs, command):
     assert rs.config_set("winlimit.max-limit", 7)
@@ -64,6 +82,7 @@ def test_config_set_changes_the_bound_at_once(small, rs, command):
     assert rs.exists("k2") == 0
 
 
+@needs_module_configs
 @pytest.mark.parametrize("value", ["0", "-1", "1000000000001", "abc", "1.5"])
 def test_config_set_outside_one_to_ten_to_the_twelve_fails_and_keeps_the_value(rs, value):
     with pytest.raises(redis.ResponseError):
@@ -71,12 +90,14 @@ def test_config_set_outside_one_to_ten_to_the_twelve_fails_and_keeps_the_value(r
     assert max_limit(rs) == "5"
 
 
+@needs_module_configs
 @pytest.mark.parametrize("value", ["1", "1000000000000"])
 def test_config_set_accepts_the_bounds(rs, value):
     assert rs.config_set("winlimit.max-limit", value)
     assert max_limit(rs) == value
 
 
+@needs_module_configs
 def test_config_set_to_the_upper_bound_allows_that_limit(small, rs):
     rs.config_set("winlimit.max-limit", 10**12)
     assert call(rs, "slide", "k", W, 10**12)[:3] == (1, 10**12, 10**12 - 1)

@@ -7,14 +7,14 @@ restarts from an AOF after BGREWRITEAOF.)
 
 import pytest
 
-from harness import call, snapshot
+from harness import REDIS_62, call, snapshot
 from support import W, wait_until, workload
 
 MODULE = pytest.mark.parametrize("module_on_restart", [True, False], ids=["module", "no-module"])
 
 
 def test_debug_reload_keeps_every_key_value_score_and_expiry(start_server):
-    s = start_server(args=["--enable-debug-command", "yes"])
+    s = start_server(args=[] if REDIS_62 else ["--enable-debug-command", "yes"])
     keys = workload(s.client)
     before = snapshot(s.client)
     assert len(before) == keys

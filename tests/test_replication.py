@@ -36,7 +36,7 @@ def workload(r):
     call(r, "slide", "b:trim", W, 10, "BUCKET", 100)        # removes a departed bucket, records
     for _ in range(4):
         call(r, "gcra", "g:basic", W, 3)                    # 3 accepted, 1 rejected
-    call(r, "gcra", "g:frac", 1000, 3, "BURST", 7, "COST", 2)  # a TAT with a fraction of a ms
+    call(r, "gcra", "g:frac", 100000, 3, "BURST", 7, "COST", 2)  # a TAT with a fraction of a ms
     for _ in range(5):
         call(r, "fixed", "f:basic", W, 3)
     call(r, "fixed", "f:align", ALIGNED_W, 3, "ALIGN")

@@ -46,6 +46,11 @@ fn run(
     ctx: *mut raw::RedisModuleCtx,
     argv: &[*mut raw::RedisModuleString],
 ) -> Result<Verdict, CommandError> {
+    // Servers without command metadata (Redis 6.2) do not check the arity for modules.
+    let arity = usize::try_from(spec.arity.unsigned_abs()).unwrap_or(usize::MAX);
+    if argv.len() < arity || (spec.arity > 0 && argv.len() != arity) {
+        return Err(CommandError::Arity);
+    }
     let [_, key_name, rest @ ..] = argv else { return Err(CommandError::Arity) };
     // Split from the stack: a one-window call has at most five arguments after the key.
     let mut on_stack: [&[u8]; 8] = [&[]; 8];

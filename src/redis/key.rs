@@ -52,13 +52,53 @@ impl Key {
         if self.kind() == KeyKind::Missing {
             return None;
         }
-        let at = api!(RedisModule_GetAbsExpire(self.handle));
+        // SAFETY: reading a function pointer the server set at load time.
+        let at = if unsafe { raw::RedisModule_GetAbsExpire }.is_some() {
+            api!(RedisModule_GetAbsExpire(self.handle))
+        } else {
+            // Redis 6.2: only the time left, from the server's clock at that instant.
+            // Retried until the clock did not tick around the call, so `now + left` is
+            // the stored absolute time exactly.
+            let read = || {
+                let before = api!(RedisModule_Milliseconds());
+                let left = api!(RedisModule_GetExpire(self.handle));
+                let same_ms = api!(RedisModule_Milliseconds()) == before;
+                (same_ms, if left == raw::REDISMODULE_NO_EXPIRE as i64 { left } else { before + left })
+            };
+            let (mut exact, mut at) = read();
+            for _ in 0..3 {
+                if exact {
+                    break;
+                }
+                (exact, at) = read();
+            }
+            at
+        };
         (at != raw::REDISMODULE_NO_EXPIRE as i64).then_some(at)
+    }
+
+    /// Sets the absolute expiry without replicating it (the caller replicates a command
+    /// that carries it).
+    pub fn set_expiry(&self, at: i64) {
+        // SAFETY: reading a function pointer the server set at load time.
+        if unsafe { raw::RedisModule_SetAbsExpire }.is_some() {
+            api!(RedisModule_SetAbsExpire(self.handle, at));
+            return;
+        }
+        // Redis 6.2: only a time from now; retried until the clock did not tick around the
+        // call, so the stored absolute time is exactly `at`, as on replicas.
+        for _ in 0..4 {
+            let before = api!(RedisModule_Milliseconds());
+            api!(RedisModule_SetExpire(self.handle, (at - before).max(1)));
+            if api!(RedisModule_Milliseconds()) == before {
+                break;
+            }
+        }
     }
 
     /// Sets the absolute expiry, replicated as `PEXPIREAT`.
     pub fn expire_at(&self, at: i64) {
-        api!(RedisModule_SetAbsExpire(self.handle, at));
+        self.set_expiry(at);
         replicate::pexpireat(self, at);
         self.notify(raw::REDISMODULE_NOTIFY_GENERIC as c_int, c"expire");
     }

@@ -68,6 +68,10 @@ fn log_missing_features(ctx: *mut raw::RedisModuleCtx, has_command_handles: bool
     if !has_command_handles || acl.is_none() {
         log(ctx, c"notice", "winlimit: this server has no SetCommandACLCategories: name the commands in ACL rules");
     }
+    // SAFETY: as above.
+    if unsafe { raw::RedisModule_GetAbsExpire }.is_none() {
+        log(ctx, c"notice", "winlimit: this server has no absolute-expiry API: expiries are set from the time left");
+    }
 }
 
 /// Puts the command in its ACL categories where the server can (Redis 7.2+, Valkey). On

@@ -46,7 +46,7 @@ fn apply(key: &Key, write: FixedWrite) {
         FixedWrite::Create { count, expire_at } => {
             let value = OwnedString::from_i64(key.ctx(), count);
             crate::redis::api::api!(RedisModule_StringSet(key.handle(), value.0));
-            crate::redis::api::api!(RedisModule_SetAbsExpire(key.handle(), expire_at));
+            key.set_expiry(expire_at);
             replicate::set_pxat(key, value.0, expire_at);
             key.notify(raw::REDISMODULE_NOTIFY_STRING as c_int, c"set");
             key.notify(raw::REDISMODULE_NOTIFY_GENERIC as c_int, c"expire");

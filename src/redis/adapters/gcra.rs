@@ -50,7 +50,7 @@ fn decide(call: &Call, request: &GcraRequest) -> Result<Verdict, CommandError> {
 fn apply(key: &Key, write: GcraWrite) {
     let value = OwnedString::from_bytes(key.ctx(), gcra::encode(write.tat).as_bytes());
     api!(RedisModule_StringSet(key.handle(), value.0));
-    api!(RedisModule_SetAbsExpire(key.handle(), write.expire_at));
+    key.set_expiry(write.expire_at);
     replicate::set_pxat(key, value.0, write.expire_at);
     key.notify(raw::REDISMODULE_NOTIFY_STRING as c_int, c"set");
     key.notify(raw::REDISMODULE_NOTIFY_GENERIC as c_int, c"expire");
