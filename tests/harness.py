@@ -7,6 +7,7 @@ Clients use decode_responses=False: keys, values and members are bytes (DUMP nee
 
 import atexit
 import collections
+import glob
 import os
 import random
 import shutil
@@ -286,3 +287,21 @@ Reply = collections.namedtuple("Reply", "allowed limit remaining retry_after res
 def call(client, command, *args):
     """WINLIMIT.<command> args... (command e.g. "slide", "fixed_ro") -> Reply."""
     return Reply._make(client.execute_command("WINLIMIT." + command.upper(), *args))
+
+
+def wait_replica_offset(master, replica, timeout=START_TIMEOUT):
+    """Wait until the replica has processed everything the master has sent."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        sent = master.client.info("replication")["master_repl_offset"]
+        if replica.client.info("replication").get("slave_repl_offset") == sent:
+            return
+        time.sleep(0.01)
+    raise RuntimeError("replica did not catch up with the master")
+
+
+def aof_bytes(server):
+    """Bytes in the server's AOF files (the incremental ones since Redis 7.0)."""
+    paths = glob.glob(os.path.join(server.dir, "appendonlydir", "*.incr.aof")) \
+        or glob.glob(os.path.join(server.dir, "appendonly.aof"))
+    return sum(os.path.getsize(p) for p in paths)

@@ -1,0 +1,80 @@
+"""Keys prepared with core commands to hold anything a user could write: every command on
+them answers a verdict or an error, the server stays up, an error leaves the key unchanged,
+and what a verdict writes reaches a replica without the module and an AOF replay
+identically."""
+
+import pytest
+import redis
+
+from harness import pexpiretime, snapshot, wait_replica_offset
+
+W = 60_000
+BIG = 2**63  # one past i64
+
+
+def prepare(r):
+    """Every hostile key, written with core commands."""
+    now = r.time()[0] * 1000
+    r.zadd("z:inf", {"a": float("inf"), "b": float("-inf"), "c": now})
+    r.zadd("z:frac", {"a": now - 0.5, "b": now + 0.25, "c": 1.5})
+    r.zadd("z:huge", {"a": 1e300, "b": -1e300, "1000000000": now, "2147483647": now})
+    r.zadd("z:bigmember", {"x" * 1_000_000: now})
+    r.zadd("z:large", {str(i): now - i for i in range(50_000)})
+    for name, value in [("s:bytes", b"\x00\xff\r\n gcra:1"), ("s:007", "007"), ("s:-0", "-0"), ("s:00", "00"),
+                        ("s:padded", "000000000000000000001"), ("s:over", str(BIG)), ("s:neg", "-5"),
+                        ("s:gcra-bad", "gcra:1:5:3"), ("s:gcra-den", "gcra:1:0:0"), ("s:gcra-text", "gcra:x:y:z"),
+                        ("s:gcra-far", f"gcra:{2**62}:0:1"), ("s:gcra-past", "gcra:-99999999999:0:7"),
+                        ("s:empty", "")]:
+        r.set(name, value)
+    s = now // 1000 * 1000
+    good = {"bucket_ms": 1000, "total": 3, "oldest": s, "newest": s, str(s): 3}
+    r.hset("h:text", mapping={"field": "value", "other": "x"})
+    r.hset("h:nonint", mapping={**good, "total": "1.5"})
+    r.hset("h:overflow", mapping={**good, "total": str(BIG), str(s): str(BIG)})
+    r.hset("h:huge-total", mapping={**good, "total": 2**62})
+    r.hset("h:far", mapping={**good, "oldest": 0, "newest": 10**15, "0": 1, str(10**15): 1, "total": 2})
+    r.hset("h:negative", mapping={**good, str(s): -3})
+    r.hset("h:good", mapping=good)
+
+
+COMMANDS = [
+    ("WINLIMIT.SLIDE", W, 10), ("WINLIMIT.SLIDE_RO", W, 10), ("WINLIMIT.SLIDE", 1000, 2, W, 10, "COST", 2),
+    ("WINLIMIT.SLIDE", W, 10, "BUCKET", 1000), ("WINLIMIT.SLIDE_RO", W, 10, "BUCKET", 1000),
+    ("WINLIMIT.SLIDE", 1000, 2, W, 10, "BUCKET", 1000, "COST", 2),
+    ("WINLIMIT.FIXED", W, 10), ("WINLIMIT.FIXED_RO", W, 10), ("WINLIMIT.FIXED", W, 10, "ALIGN"),
+    ("WINLIMIT.GCRA", W, 10), ("WINLIMIT.GCRA_RO", W, 10), ("WINLIMIT.GCRA", 1000, 3, "BURST", 7, "COST", 2),
+]
+
+
+def test_every_command_on_every_hostile_key(start_server):
+    master = start_server(args=["--appendonly", "yes"])
+    replica = start_server(module=False, args=["--replicaof", "127.0.0.1", str(master.port)])
+    replica.wait_replica_synced()
+    r = master.client
+    prepare(r)
+    verdicts = errors = 0
+    for key in sorted(r.keys()):
+        for command, *args in COMMANDS:
+            before = snapshot_of(r, key)
+            try:
+                reply = r.execute_command(command, key, *args)
+            except redis.ResponseError as e:
+                errors += 1
+                assert str(e) and "internal error" not in str(e), (key, command, e)
+                assert snapshot_of(r, key) == before, (key, command)
+            else:
+                verdicts += 1
+                assert len(reply) == 5 and reply[0] in (0, 1), (key, command, reply)
+            assert r.ping()
+    print(f"hostile data: {verdicts} verdicts, {errors} errors over {len(COMMANDS)} commands")
+    assert verdicts > 0 and errors > 0
+    assert r.execute_command("WAIT", 1, 5000) == 1
+    wait_replica_offset(master, replica)
+    expected = snapshot(r, dump=True)
+    assert snapshot(replica.client, dump=True) == expected
+    master.restart(module=False)
+    assert snapshot(master.client, dump=True) == expected
+
+
+def snapshot_of(r, key):
+    return r.dump(key), pexpiretime(r, key)

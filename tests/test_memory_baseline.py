@@ -1,0 +1,34 @@
+"""After a load of many short-window keys, every key expires and memory returns to its
+baseline."""
+
+import time
+
+from support import wait_until
+
+KEYS = 20_000
+WINDOW = 200
+
+
+def test_short_window_keys_expire_and_memory_returns_to_baseline(start_server):
+    s = start_server(args=["--hz", "100"])
+    r = s.client
+    r.set("warm-up", 1)
+    r.delete("warm-up")
+    baseline = r.info("memory")["used_memory"]
+    shapes = [("WINLIMIT.SLIDE", WINDOW, 5), ("WINLIMIT.FIXED", WINDOW, 5),
+              ("WINLIMIT.SLIDE", WINDOW, 5, "BUCKET", 20), ("WINLIMIT.GCRA", WINDOW, 5)]
+    pipe = r.pipeline(transaction=False)
+    for i in range(KEYS):
+        command, *args = shapes[i % len(shapes)]
+        pipe.execute_command(command, f"k:{i}", *args, "COST", 2)
+    started = time.monotonic()
+    assert all(reply[0] == 1 for reply in pipe.execute())
+    peak = r.info("memory")["used_memory"]
+    wait_until(lambda: r.dbsize() == 0, timeout=30, what="every key to expire")
+    expired_after = time.monotonic() - started
+    wait_until(lambda: r.info("memory")["used_memory"] <= baseline + 256 * 1024, timeout=10,
+               what="used_memory back at its baseline")
+    after = r.info("memory")["used_memory"]
+    print(f"memory: baseline {baseline} B, peak {peak} B with {KEYS} keys, "
+          f"all expired after {expired_after:.2f} s, then {after} B")
+    assert peak > baseline + 1024 * 1024
