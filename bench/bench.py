@@ -2,9 +2,12 @@
 """winlimit benchmark suite.
 
 Starts a private redis-server (free loopback port, no persistence) with the
-winlimit module loaded, drives it with redis-benchmark and compares the
-native commands with INCR/ZADD (the ceiling) and with the Lua scripts users
-run today (bench/lua/*.lua, called with EVALSHA).
+winlimit module loaded (with cell-compat, so CL.THROTTLE is winlimit's), drives
+it with redis-benchmark and compares the native commands with INCR/ZADD (the
+ceiling), with the Lua scripts users run today (bench/lua/*.lua, called with
+EVALSHA) and, given --cell PATH, with redis-cell's CL.THROTTLE on a server of
+its own. Then measures bytes appended to the AOF per call, the longest single
+calls at default settings, and memory per key.
 
 Run from the repository root:   .venv/bin/python bench/bench.py
 Smoke test (seconds):            .venv/bin/python bench/bench.py --quick
@@ -45,11 +48,17 @@ PIPELINE = 16
 KEYSPACE = 10_000
 MEMORY_LIMITS = (10, 100, 1000, 10_000)
 
-# Targets (see the issue): thresholds used for the PASS/FAIL lines.
-T_FIXED_VS_INCR = 0.85
-T_SLIDE_VS_LUA = 4.0
+# Targets (see the issues): thresholds used for the PASS/FAIL lines.
+T_FIXED_VS_INCR = 0.55
+T_SLIDE_VS_LUA = 3.5
 T_HOT_VS_LUA = 4.0
 T_SIZE_FLAT = 0.80  # ops/s at 10,000 entries >= 0.80 x ops/s at 10 entries
+T_FIXED_VS_CELL_US = 0.5  # FIXED server µs/call <= half of redis-cell's
+T_GCRA_VS_CELL_US = 1 / 1.8
+T_TWO_WINDOWS_US = 1.25
+T_SLIDE_AOF_BYTES = 80
+T_WORST_CALL_US = 10_000
+T_BUCKET_61_BYTES = 2048
 
 
 # --------------------------------------------------------------------------
@@ -69,6 +78,8 @@ class Contender:
     setup: Callable[[redis.Redis], None] | None = None
     accepted: Callable[[redis.Redis], int] | None = None  # units recorded after the run
     needs_module: bool = False
+    keyspace: int = KEYSPACE
+    server: str = "main"  # "main", or "cell" (redis-cell's own server)
     rounds: list[dict] = field(default_factory=list)
 
 
@@ -114,8 +125,32 @@ def _prefill_spread(key: str, n: int, window_ms: int) -> Callable[[redis.Redis],
 
 SIZE_STEP_MS = 10  # window = N * 10 ms: the same accept rate (~100/s) for every N
 
+BUCKET_KEYS = 1000
+BUCKET_ARGS = ["6000", "1000000", "BUCKET", "100"]  # 61 buckets per key
 
-def make_contenders(with_module: bool) -> list[Contender]:
+
+def _prefill_buckets(prefix: str, keys: int) -> Callable[[redis.Redis], None]:
+    """Keys whose every bucket of `6000 ... BUCKET 100` is occupied, as a warm-up longer
+    than the window leaves them: the steady state, where a bucket leaves every 100 ms."""
+
+    def setup(r: redis.Redis) -> None:
+        sec, usec = r.time()
+        now = sec * 1000 + usec // 1000
+        newest = now // 100 * 100
+        oldest = newest - 60 * 100
+        fields = {str(oldest + i * 100): 5 for i in range(61)}
+        pipe = r.pipeline(transaction=False)
+        for i in range(keys):
+            key = f"{prefix}{i:012d}"
+            pipe.hset(key, mapping={**fields, "bucket_ms": 100, "total": 5 * 61,
+                                    "oldest": oldest, "newest": newest})
+            pipe.pexpireat(key, newest + 99 + 6000 + 750)
+        pipe.execute()
+
+    return setup
+
+
+def make_contenders(with_module: bool, with_cell: bool) -> list[Contender]:
     R = "__rand_int__"
     cs = [
         Contender("INCR", "random", "core", "INCR on a random key (ceiling)",
@@ -145,6 +180,23 @@ def make_contenders(with_module: bool) -> list[Contender]:
                   lambda s: ["EVALSHA", s["slide"], "1", "hot:lua", "60000", "1000"], "evalsha",
                   accepted=lambda r: r.zcard("hot:lua")),
     ]
+    cs += [
+        Contender("SLIDE_TWO_WINDOWS", "random", "native",
+                  "WINLIMIT.SLIDE key 1000 1000 60000 100 (the short window never binds), random key",
+                  lambda s: ["WINLIMIT.SLIDE", f"sl2:{R}", "1000", "1000", "60000", "100"], "winlimit.slide",
+                  accepted=lambda r: _scan_sum(r, "sl2:*", "zcard"), needs_module=True),
+        Contender("BUCKET_STEADY", "random", "native",
+                  f"WINLIMIT.SLIDE key 6000 1000000 BUCKET 100 on {BUCKET_KEYS} keys, every bucket occupied",
+                  lambda s: ["WINLIMIT.SLIDE", f"bks:{R}", *BUCKET_ARGS], "winlimit.slide",
+                  setup=_prefill_buckets("bks:", BUCKET_KEYS), needs_module=True, keyspace=BUCKET_KEYS),
+        Contender("BUCKET_FRESH", "random", "native", "WINLIMIT.SLIDE key 6000 1000000 BUCKET 100, random fresh key",
+                  lambda s: ["WINLIMIT.SLIDE", f"bkf:{R}", *BUCKET_ARGS], "winlimit.slide", needs_module=True),
+        Contender("GCRA", "random", "native", "WINLIMIT.GCRA key 60000 100 BURST 100, random key",
+                  lambda s: ["WINLIMIT.GCRA", f"gc:{R}", "60000", "100", "BURST", "100"], "winlimit.gcra",
+                  needs_module=True),
+        Contender("CELL_COMPAT", "random", "native", "CL.THROTTLE key 99 100 60 answered by winlimit, random key",
+                  lambda s: ["CL.THROTTLE", f"cc:{R}", "99", "100", "60"], "cl.throttle", needs_module=True),
+    ]
     for n in (10, 10_000):
         w = n * SIZE_STEP_MS
         cs.append(Contender(
@@ -158,6 +210,10 @@ def make_contenders(with_module: bool) -> list[Contender]:
             f"sliding_log.lua on one key holding a full window of {n} entries ({w} ms, limit {n})",
             (lambda s, n=n, w=w: ["EVALSHA", s["slide"], "1", f"full:lua:{n}", str(w), str(n)]),
             "evalsha", setup=_prefill_spread(f"full:lua:{n}", n, w)))
+    if with_cell:
+        cs.append(Contender("REDIS_CELL", "random", "core", "redis-cell's CL.THROTTLE key 99 100 60, random key",
+                            lambda s: ["CL.THROTTLE", f"rc:{R}", "99", "100", "60"], "cl.throttle",
+                            server="cell"))
     if not with_module:
         cs = [c for c in cs if not c.needs_module]
     return cs
@@ -174,9 +230,11 @@ def free_port() -> int:
 
 
 class Server:
-    def __init__(self, redis_server: str, module: Path | None, workdir: Path):
+    def __init__(self, redis_server: str, module: Path | None, workdir: Path, module_args=(), extra=()):
         self.redis_server = redis_server
         self.module = module
+        self.module_args = list(module_args)
+        self.extra = list(extra)
         self.workdir = workdir
         self.proc: subprocess.Popen | None = None
         self.port = 0
@@ -189,7 +247,8 @@ class Server:
                "--save", "", "--appendonly", "no", "--daemonize", "no",
                "--dir", str(self.workdir), "--logfile", str(log)]
         if self.module:
-            cmd += ["--loadmodule", str(self.module)]
+            cmd += ["--loadmodule", str(self.module), *self.module_args]
+        cmd += self.extra
         self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         r = redis.Redis(host="127.0.0.1", port=self.port, decode_responses=True)
@@ -231,9 +290,10 @@ class Server:
 # measurement
 
 
-def run_benchmark(rb: str, port: int, argv: list[str], requests: int, threads: int) -> dict:
+def run_benchmark(rb: str, port: int, argv: list[str], requests: int, threads: int,
+                  keyspace: int = KEYSPACE) -> dict:
     cmd = [rb, "-h", "127.0.0.1", "-p", str(port), "-c", str(CLIENTS), "-P", str(PIPELINE),
-           "-r", str(KEYSPACE), "-n", str(requests), "--csv"]
+           "-r", str(keyspace), "-n", str(requests), "--csv"]
     if threads > 1:
         cmd += ["--threads", str(threads)]
     cmd += argv
@@ -275,7 +335,7 @@ def measure(c: Contender, r: redis.Redis, rb: str, port: int, shas: dict,
         c.setup(r)
     r.config_resetstat()
     before = server_stats(r, c.command_stat)
-    res = run_benchmark(rb, port, c.argv(shas), requests, threads)
+    res = run_benchmark(rb, port, c.argv(shas), requests, threads, c.keyspace)
     after = server_stats(r, c.command_stat)
     calls = after["calls"] - before["calls"]
     errors = after["errors"] - before["errors"]
@@ -354,6 +414,128 @@ def measure_memory(r: redis.Redis, shas: dict, with_module: bool, quick: bool) -
 
 
 # --------------------------------------------------------------------------
+# replication cost, worst case, memory of the newer algorithms
+
+AOF_CALLS = 20_000
+AOF_KEYS = 100
+
+
+def measure_aof(redis_server: str, module: Path | None, cell: Path | None, rb: str, shas_src: dict,
+                workdir: Path) -> list[dict]:
+    """Bytes appended to the AOF per call in the steady state (keys already exist), and
+    whether calls are wrapped in MULTI/EXEC (two or more replicated commands)."""
+    shapes = [("INCR", "core", ["INCR", "a:__rand_int__"]),
+              ("LUA_SLIDE", "lua", None)]
+    if module:
+        shapes += [("FIXED", "main", ["WINLIMIT.FIXED", "a:__rand_int__", "60000", "1000000000"]),
+                   ("SLIDE", "main", ["WINLIMIT.SLIDE", "a:__rand_int__", "60000", "10000"]),
+                   ("SLIDE_TWO_WINDOWS", "main", ["WINLIMIT.SLIDE", "a:__rand_int__", "1000", "10000", "60000", "10000"]),
+                   ("BUCKET", "main", ["WINLIMIT.SLIDE", "a:__rand_int__", "60000", "1000000000", "BUCKET", "1000"]),
+                   ("GCRA", "main", ["WINLIMIT.GCRA", "a:__rand_int__", "60000", "1000000", "BURST", "1000000"]),
+                   ("CELL_COMPAT", "main", ["CL.THROTTLE", "a:__rand_int__", "999999", "1000000", "60"])]
+    if cell:
+        shapes.append(("REDIS_CELL", "cell", ["CL.THROTTLE", "a:__rand_int__", "999999", "1000000", "60"]))
+    rows = []
+    for name, where, argv in shapes:
+        srv = Server(redis_server, module if where == "main" else None, workdir / "aof",
+                     module_args=["cell-compat", "yes"],
+                     extra=["--appendonly", "yes", "--appendfsync", "no",
+                            *(["--loadmodule", str(cell)] if where == "cell" else [])])
+        r = srv.start()
+        try:
+            if argv is None:
+                sha = r.script_load(shas_src["slide"])
+                argv = ["EVALSHA", sha, "1", "a:__rand_int__", "60000", "10000"]
+            for _ in range(50):  # the initial rewrite, then the steady state: keys exist
+                if not r.info("persistence").get("aof_rewrite_in_progress"):
+                    break
+                time.sleep(0.1)
+            run_benchmark(rb, srv.port, argv, AOF_KEYS * 20, 1, AOF_KEYS)
+            before = _aof_files(srv.workdir, srv.port)
+            run_benchmark(rb, srv.port, argv, AOF_CALLS, 1, AOF_KEYS)
+            after = _aof_files(srv.workdir, srv.port)
+            appended = after[1][len(before[1]):] if after[0] == before[0] else after[1]
+            rows.append({"contender": name, "bytes_per_call": round(len(appended) / AOF_CALLS, 1),
+                         "multi_per_call": round(appended.count(b"\r\nMULTI\r\n") / AOF_CALLS, 3)})
+        finally:
+            srv.stop()
+            shutil.rmtree(workdir / "aof", ignore_errors=True)
+    return rows
+
+
+def _aof_files(workdir: Path, port: int) -> tuple[str, bytes]:
+    incr = sorted((workdir / "aof" / "appendonlydir").glob("*.incr.aof"))
+    path = incr[-1] if incr else workdir / "aof" / "appendonly.aof"
+    return str(path), path.read_bytes()
+
+
+def measure_worst_case(r: redis.Redis) -> list[dict]:
+    """The longest single calls at default settings (SLOWLOG durations, µs)."""
+    r.flushall(asynchronous=False)
+    r.config_set("slowlog-log-slower-than", 0)
+    r.config_set("slowlog-max-len", 4096)
+    default = 10_000
+    try:
+        r.execute_command("WINLIMIT.SLIDE", "probe", 1000, 10**12)
+    except redis.ResponseError as e:
+        default = int(str(e).rsplit(" ", 1)[1])
+    rows = []
+
+    def timed(label, *command):
+        r.slowlog_reset()
+        reply = r.execute_command(*command)
+        took = max(e["duration"] for e in r.slowlog_get(4096) if e["command"].upper().startswith(command[0].encode()))
+        rows.append({"call": label, "usec": took, "reply": [int(x) for x in reply]})
+
+    timed(f"SLIDE COST {default} (the default max-limit) on a fresh key",
+          "WINLIMIT.SLIDE", "w:fresh", 60000, default, "COST", default)
+    r.execute_command("WINLIMIT.SLIDE", "w:leave", 300, default, "COST", default)
+    time.sleep(0.4)
+    timed(f"first SLIDE after a full log of {default} left the window", "WINLIMIT.SLIDE", "w:leave", 300, default)
+    sec, usec = r.time()
+    now = sec * 1000 + usec // 1000
+    for start in range(0, default, 1000):
+        r.zadd("w:full", {str(1_000_000_000 + i): now - default + i for i in range(start, min(start + 1000, default))})
+    timed(f"rejected SLIDE COST {default // 2} on a full log of {default} distinct times (computes retry_after)",
+          "WINLIMIT.SLIDE", "w:full", 60000, default, "COST", default // 2)
+    timed("SLIDE BUCKET COST 10^12 on a fresh key", "WINLIMIT.SLIDE", "w:bucket", 60000, 10**12, "BUCKET", 60,
+          "COST", 10**12)
+    timed("GCRA COST 10^12", "WINLIMIT.GCRA", "w:gcra", 10**12, 10**12, "COST", 10**12)
+    r.config_set("slowlog-log-slower-than", 10000)
+    r.flushall(asynchronous=False)
+    return rows
+
+
+def measure_new_memory(r: redis.Redis) -> list[dict]:
+    """MEMORY USAGE of a BUCKET key with all 61 buckets of `60000 ... BUCKET 1000` occupied,
+    and of a GCRA key, averaged over 20 keys each."""
+    r.flushall(asynchronous=False)
+    sec, _ = r.time()
+    newest = sec * 1000 // 1000 * 1000
+    oldest = newest - 60_000
+    rows = []
+    sizes = []
+    for i in range(20):
+        key = f"mem:bkt:{i:02d}"
+        r.hset(key, mapping={**{str(oldest + j * 1000): 1000 + j for j in range(61)},
+                             "bucket_ms": 1000, "total": sum(1000 + j for j in range(61)),
+                             "oldest": oldest, "newest": newest})
+        reply = r.execute_command("WINLIMIT.SLIDE", key, 60000, 10**6, "BUCKET", 1000)
+        assert int(reply[0]) == 1 and r.hlen(key) >= 64, (reply, r.hlen(key))
+        sizes.append(int(r.memory_usage(key, samples=0)))
+    rows.append({"contender": "BUCKET (61 buckets)", "bytes": statistics.fmean(sizes),
+                 "encoding": r.object("encoding", "mem:bkt:00")})
+    sizes = []
+    for i in range(20):
+        key = f"mem:gcr:{i:02d}"
+        r.execute_command("WINLIMIT.GCRA", key, 60000, 100, "COST", 7)
+        sizes.append(int(r.memory_usage(key, samples=0)))
+    rows.append({"contender": "GCRA", "bytes": statistics.fmean(sizes), "encoding": r.object("encoding", "mem:gcr:00")})
+    r.flushall(asynchronous=False)
+    return rows
+
+
+# --------------------------------------------------------------------------
 # sanity checks before measuring
 
 
@@ -365,7 +547,7 @@ def sanity(r: redis.Redis, shas: dict, with_module: bool) -> None:
         assert 0 < r.pttl(key) <= 60000, f"Lua key {key} has pttl {r.pttl(key)}"
     assert r.zcard("chk:lsl") == 3 and r.get("chk:lfx") == "3"
     if with_module:
-        for cmd in ("WINLIMIT.SLIDE", "WINLIMIT.FIXED"):
+        for cmd in ("WINLIMIT.SLIDE", "WINLIMIT.FIXED", "WINLIMIT.GCRA"):
             got = [r.execute_command(cmd, f"chk:{cmd}", 60000, 3) for _ in range(4)]
             assert [int(x[0]) for x in got] == [1, 1, 1, 0] and all(len(x) == 5 for x in got), \
                 f"{cmd} on limit 3 gave {got}"
@@ -480,6 +662,52 @@ def evaluate_targets(summary: dict, memory: list[dict]) -> list[dict]:
     return t
 
 
+def evaluate_new_targets(summary: dict, aof: list[dict], worst: list[dict], new_memory: list[dict]) -> list[dict]:
+    """The round-two targets: server µs against redis-cell, two windows against one, AOF bytes,
+    the worst single call, BUCKET memory."""
+    t = []
+
+    def us(name):
+        return summary.get(name, {}).get("srv_usec_per_call")
+
+    def us_target(label, a, b, factor):
+        x, y = us(a), us(b)
+        if x is None or y is None:
+            t.append({"target": label, "value": "not measured", "pass": None})
+        else:
+            t.append({"target": label, "value": f"{x:.2f} vs {y:.2f} µs/call ({x / y:.2f}x)", "pass": x <= factor * y})
+
+    us_target("FIXED server µs/call <= 1/2 of redis-cell's", "FIXED", "REDIS_CELL", T_FIXED_VS_CELL_US)
+    us_target("SLIDE server µs/call <= redis-cell's", "SLIDE", "REDIS_CELL", 1.0)
+    us_target("GCRA server µs/call <= 1/1.8 of redis-cell's", "GCRA", "REDIS_CELL", T_GCRA_VS_CELL_US)
+    us_target("CL.THROTTLE (compat) server µs/call <= 1/1.8 of redis-cell's", "CELL_COMPAT", "REDIS_CELL",
+              T_GCRA_VS_CELL_US)
+    us_target("BUCKET steady state server µs/call <= redis-cell's", "BUCKET_STEADY", "REDIS_CELL", 1.0)
+    us_target(f"two windows <= {T_TWO_WINDOWS_US} x the server µs of one", "SLIDE_TWO_WINDOWS", "SLIDE",
+              T_TWO_WINDOWS_US)
+    rows = {a["contender"]: a for a in aof}
+    if "SLIDE" in rows:
+        a = rows["SLIDE"]
+        t.append({"target": f"accepted SLIDE appends <= {T_SLIDE_AOF_BYTES} B to the AOF, no MULTI",
+                  "value": f"{a['bytes_per_call']:.1f} B, {a['multi_per_call']:.3f} MULTI/call",
+                  "pass": a["bytes_per_call"] <= T_SLIDE_AOF_BYTES and a["multi_per_call"] < 0.05})
+    for name in ("FIXED", "GCRA", "BUCKET"):
+        if name in rows:
+            a = rows[name]
+            t.append({"target": f"{name}: one replicated command per call in the steady state",
+                      "value": f"{a['bytes_per_call']:.1f} B, {a['multi_per_call']:.3f} MULTI/call",
+                      "pass": a["multi_per_call"] < 0.05})
+    if worst:
+        w = max(worst, key=lambda x: x["usec"])
+        t.append({"target": f"no single call at default settings over {T_WORST_CALL_US // 1000} ms",
+                  "value": f"longest {w['usec']:,} µs ({w['call']})", "pass": w["usec"] <= T_WORST_CALL_US})
+    for m in new_memory:
+        if m["contender"].startswith("BUCKET"):
+            t.append({"target": "BUCKET key with all 61 buckets of 60000 ... BUCKET 1000 under 2 KB",
+                      "value": f"{m['bytes']:,.0f} B", "pass": m["bytes"] < T_BUCKET_61_BYTES})
+    return t
+
+
 def fmt_ops(x: float) -> str:
     return f"{x:,.0f}"
 
@@ -489,7 +717,8 @@ def fmt_x(x) -> str:
 
 
 def write_markdown(path: Path, info: dict, cfg: dict, cs: list[Contender], summary: dict,
-                   memory: list[dict], targets: list[dict]) -> None:
+                   memory: list[dict], targets: list[dict], aof: list[dict], worst: list[dict],
+                   new_memory: list[dict]) -> None:
     L = []
     L.append("# winlimit benchmark results\n")
     L.append(f"Generated by `bench/bench.py` on {info['date']}.\n")
@@ -553,6 +782,27 @@ def write_markdown(path: Path, info: dict, cfg: dict, cs: list[Contender], summa
                  "keys per limit (skiplist node levels are random, so equal contents differ by "
                  "a few hundred bytes). SLIDE stores members as a per-key sequence of 10-digit "
                  "integers within 32 bits, the Lua log the microsecond time (16 digits).\n")
+    if new_memory:
+        L.append("## Memory of the newer algorithms\n")
+        L.append("| key | MEMORY USAGE | encoding |\n|---|---:|---|")
+        for m in new_memory:
+            L.append(f"| {m['contender']} | {m['bytes']:,.0f} B | {m['encoding']} |")
+        L.append("\nBUCKET: `60000 1000000 BUCKET 1000` with all 61 buckets occupied, mean of 20 keys. "
+                 "GCRA: `60000 100 COST 7`.\n")
+    if aof:
+        L.append("## Replication cost: bytes appended to the AOF per call (steady state)\n")
+        L.append("| contender | bytes/call | MULTI/EXEC per call |\n|---|---:|---:|")
+        for a in aof:
+            L.append(f"| {a['contender']} | {a['bytes_per_call']:.1f} | {a['multi_per_call']:.3f} |")
+        L.append(f"\n{AOF_CALLS:,} calls on {AOF_KEYS} keys that already exist, limits high enough that "
+                 "every call is accepted; Redis wraps two or more replicated commands of one call in "
+                 "MULTI/EXEC.\n")
+    if worst:
+        L.append("## Worst case: the longest single calls at default settings\n")
+        L.append("| call | server µs |\n|---|---:|")
+        for w in worst:
+            L.append(f"| {w['call']} | {w['usec']:,} |")
+        L.append("\nDurations from SLOWLOG (`slowlog-log-slower-than 0`).\n")
     L.append("## Targets\n")
     for t in targets:
         verdict = {True: "PASS", False: "FAIL", None: "SKIP"}[t["pass"]]
@@ -632,6 +882,7 @@ def main() -> int:
                     help="run only INCR/ZADD/Lua contenders, without loading the module")
     ap.add_argument("--only", help="comma-separated contender names to run")
     ap.add_argument("--out", type=Path, help="output directory (default bench/results)")
+    ap.add_argument("--cell", type=Path, help="a built redis-cell module (libredis_cell.so) to compare with")
     ap.add_argument("--redis-server", default=shutil.which("redis-server") or "redis-server")
     ap.add_argument("--redis-benchmark", default=shutil.which("redis-benchmark") or "redis-benchmark")
     args = ap.parse_args()
@@ -649,7 +900,9 @@ def main() -> int:
         ap.error(f"{args.module} does not exist: run `cargo build --release` first "
                  f"(or pass --no-module to run only the core and Lua contenders)")
 
-    cs = make_contenders(with_module)
+    if args.cell and not args.cell.exists():
+        ap.error(f"{args.cell} does not exist")
+    cs = make_contenders(with_module, args.cell is not None)
     if args.only:
         wanted = {x.strip().upper() for x in args.only.split(",")}
         unknown = wanted - {c.name for c in cs}
@@ -674,9 +927,16 @@ def main() -> int:
            "module": str(args.module) if with_module else None}
 
     t_start = time.monotonic()
-    server = Server(args.redis_server, args.module if with_module else None, BENCH_DIR / ".tmp")
+    server = Server(args.redis_server, args.module if with_module else None, BENCH_DIR / ".tmp",
+                    module_args=["cell-compat", "yes"])
+    # redis-cell registers CL.THROTTLE too: it gets a server of its own, same settings.
+    cell = Server(args.redis_server, None, BENCH_DIR / ".tmp" / "cell",
+                  extra=["--loadmodule", str(args.cell)]) if args.cell else None
+    aof, worst, new_memory = [], [], []
     try:
         r = server.start()
+        cell_r = cell.start() if cell else None
+        where = {"main": (r, server.port), "cell": (cell_r, cell.port if cell else 0)}
         print(f"redis-server pid {server.proc.pid} on 127.0.0.1:{server.port}"
               f"{' with ' + str(args.module) if with_module else ' (no module)'}", flush=True)
         shas = {
@@ -687,12 +947,13 @@ def main() -> int:
 
         if not args.quick:  # warm-up, not recorded
             for c in cs:
-                measure(c, r, args.redis_benchmark, server.port, shas, max(1000, requests // 20),
-                        args.threads)
+                measure(c, where[c.server][0], args.redis_benchmark, where[c.server][1], shas,
+                        max(1000, requests // 20), args.threads)
         for rnd in range(rounds):
             order = cs if rnd % 2 == 0 else cs[::-1]
             for c in order:
-                res = measure(c, r, args.redis_benchmark, server.port, shas, requests, args.threads)
+                res = measure(c, where[c.server][0], args.redis_benchmark, where[c.server][1], shas, requests,
+                              args.threads)
                 c.rounds.append(res)
                 print(f"round {rnd + 1}/{rounds} {c.name:<18} {res['ops']:>12,.0f} ops/s  "
                       f"p50 {res['p50_ms']:.3f} ms  p99 {res['p99_ms']:.3f} ms  "
@@ -703,11 +964,27 @@ def main() -> int:
         for m in memory:
             print(f"memory {m['contender']:<10} limit {m['limit']:>6}: {m['bytes']:>11,.1f} B "
                   f"(sd {m['bytes_sd']:,.0f}, {m['encoding']})", flush=True)
+        if with_module and not args.only:
+            new_memory = measure_new_memory(r)
+            for m in new_memory:
+                print(f"memory {m['contender']}: {m['bytes']:,.1f} B ({m['encoding']})", flush=True)
+            worst = measure_worst_case(r)
+            for w in worst:
+                print(f"worst case {w['usec']:>7,} us: {w['call']}", flush=True)
     finally:
         server.stop()
+        if cell:
+            cell.stop()
+    if not args.only:
+        aof = measure_aof(args.redis_server, args.module if with_module else None, args.cell,
+                          args.redis_benchmark, {"slide": (LUA_DIR / "sliding_log.lua").read_text()},
+                          BENCH_DIR / ".tmp")
+        for a in aof:
+            print(f"aof {a['contender']:<18} {a['bytes_per_call']:>7.1f} bytes/call, "
+                  f"{a['multi_per_call']:.3f} MULTI/call", flush=True)
 
     summary = summarise(cs)
-    targets = evaluate_targets(summary, memory)
+    targets = evaluate_targets(summary, memory) + evaluate_new_targets(summary, aof, worst, new_memory)
     cfg["runtime_s"] = round(time.monotonic() - t_start, 1)
     out.mkdir(parents=True, exist_ok=True)
     (out / "latest.json").write_text(json.dumps({
@@ -715,9 +992,9 @@ def main() -> int:
         "contenders": {c.name: {"group": c.group, "kind": c.kind, "describe": c.describe,
                                 "lua_peer": c.lua_peer, "rounds": c.rounds,
                                 "median": summary.get(c.name)} for c in cs},
-        "memory": memory, "targets": targets,
+        "memory": memory, "memory_new": new_memory, "aof": aof, "worst_case": worst, "targets": targets,
     }, indent=2) + "\n")
-    write_markdown(out / "latest.md", info, cfg, cs, summary, memory, targets)
+    write_markdown(out / "latest.md", info, cfg, cs, summary, memory, targets, aof, worst, new_memory)
     write_chart(out / "latest.png", cs, summary, memory)
     print()
     for t in targets:

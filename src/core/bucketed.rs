@@ -61,6 +61,9 @@ pub struct BucketPlan {
     pub record: Option<(i64, i64)>,
     /// The header after the call, when it changes (written with `record` or after `remove`).
     pub header: Option<Header>,
+    /// The header as stored before the call (`None` when discarded), so only changed
+    /// fields are written.
+    pub stored: Option<Header>,
     pub expire_at: Option<i64>,
 }
 
@@ -162,14 +165,22 @@ pub fn decide(now: i64, request: &SlideRequest, mode: Mode, view: &impl BucketVi
             .unwrap_or(0);
     }
     let verdict = bind(pairs);
-    let mut plan =
-        BucketPlan { verdict, discard: false, remove: Vec::new(), record: None, header: None, expire_at: None };
+    let mut plan = BucketPlan {
+        verdict,
+        discard: false,
+        remove: Vec::new(),
+        record: None,
+        header: None,
+        stored: None,
+        expire_at: None,
+    };
     if mode == Mode::Peek {
         return Ok(plan);
     }
 
     plan.discard = expired || (header.is_some() && counted_in_largest == 0);
     let live = if plan.discard { None } else { header };
+    plan.stored = live;
     let mut next = live;
     if let Some(h) = live.filter(|h| h.oldest < first_in_largest) {
         // Remove what left the largest window; the oldest left is the first stored bucket

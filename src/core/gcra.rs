@@ -134,9 +134,21 @@ pub fn decode(value: &[u8], reads_cell_state: bool) -> Result<Stored, NotGcra> {
     }
 }
 
-/// The stored form of a TAT.
-pub fn encode(tat: Tat) -> String {
-    format!("gcra:{}:{}:{}", tat.ms, tat.rem, tat.den)
+/// The longest stored form: the prefix, three `i64`s and two separators.
+pub const ENCODED_MAX: usize = PREFIX.len() + 3 * 20 + 2;
+
+/// The stored form of a TAT, written into `buf` without allocating.
+pub fn encode(tat: Tat, buf: &mut [u8; ENCODED_MAX]) -> &[u8] {
+    buf[..PREFIX.len()].copy_from_slice(PREFIX);
+    let mut len = PREFIX.len();
+    for (i, part) in [tat.ms, tat.rem, tat.den].into_iter().enumerate() {
+        if i > 0 {
+            buf[len] = b':';
+            len += 1;
+        }
+        len += parse::format_int(part, &mut buf[len..]);
+    }
+    &buf[..len]
 }
 
 /// The write a call makes: the new TAT, and the key's expiry (the TAT rounded up to the ms).

@@ -172,6 +172,30 @@ pub fn printable(arg: &[u8]) -> String {
     shown
 }
 
+/// Writes `value` in decimal at the start of `buf`, without allocating; returns the length.
+pub fn format_int(value: i64, buf: &mut [u8]) -> usize {
+    let mut digits = [0u8; 20];
+    let mut n = value.unsigned_abs();
+    let mut start = digits.len();
+    loop {
+        start -= 1;
+        digits[start] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    let sign = usize::from(value < 0);
+    let len = sign + digits.len() - start;
+    if let Some(out) = buf.get_mut(..len) {
+        out[..sign].copy_from_slice(&b"-"[..sign]);
+        out[sign..].copy_from_slice(&digits[start..]);
+        len
+    } else {
+        0
+    }
+}
+
 /// A decimal integer exactly as Redis's own `string2ll` takes it: `0`, or an optional `-`
 /// and digits without leading zeros, within `i64`. `007`, `-0` and `+1` are not integers to
 /// Redis (`INCRBY` refuses them), so they are not to winlimit either.
@@ -212,6 +236,16 @@ mod tests {
         windows(&bytes, |_| bound)
             .map(|(w, rest)| (w.iter().map(|w| (w.window_ms, w.limit)).collect(), rest.len()))
             .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn format_int_writes_what_parse_int_reads() {
+        for n in [0, 7, -15, 10, 1_763_812_345_000, i64::MIN, i64::MAX] {
+            let mut buf = [0u8; 20];
+            let len = format_int(n, &mut buf);
+            assert_eq!(&buf[..len], n.to_string().as_bytes());
+        }
+        assert_eq!(format_int(123, &mut [0u8; 2]), 0, "too small a buffer writes nothing");
     }
 
     #[test]

@@ -20,7 +20,8 @@ impl MemoryKey {
             assert_eq!(plan.write, None, "a peek must not write");
         }
         if let Some(write) = plan.write {
-            self.value = Some(encode(write.tat));
+            let mut buf = [0; ENCODED_MAX];
+            self.value = Some(String::from_utf8(encode(write.tat, &mut buf).to_vec()).unwrap());
             self.expires_at = Some(write.expire_at);
         }
         plan.verdict

@@ -76,18 +76,37 @@ impl HashBuckets<'_> {
             return Ok(None);
         }
         let value = OwnedString(value);
-        let text = bytes(value.0);
-        parse_int(text).map(Some).ok_or_else(|| {
-            StoredError::Invalid(format!(
-                "field '{}' holds '{}', not an integer",
-                field.to_string_lossy(),
-                crate::core::parse::printable(text)
-            ))
-        })
+        integer(field, bytes(value.0)).map(Some)
     }
 
-    fn required(&self, field: &CStr) -> Result<i64, StoredError> {
-        self.get(field)?.ok_or_else(|| StoredError::Invalid(format!("field '{}' is missing", field.to_string_lossy())))
+    /// The four bookkeeping fields, read in one call.
+    fn header_fields(&self) -> Result<[i64; 4], StoredError> {
+        let names = [BUCKET_MS, TOTAL, OLDEST, NEWEST];
+        let mut values: [*mut raw::RedisModuleString; 4] = [std::ptr::null_mut(); 4];
+        let [a, b, c, d] = &mut values;
+        api!(RedisModule_HashGet(
+            self.key.handle(),
+            raw::REDISMODULE_HASH_CFIELDS as c_int,
+            BUCKET_MS.as_ptr(),
+            a as *mut *mut raw::RedisModuleString,
+            TOTAL.as_ptr(),
+            b as *mut *mut raw::RedisModuleString,
+            OLDEST.as_ptr(),
+            c as *mut *mut raw::RedisModuleString,
+            NEWEST.as_ptr(),
+            d as *mut *mut raw::RedisModuleString,
+            std::ptr::null::<c_char>()
+        ));
+        // Own every returned string first, so each is freed whatever fails below.
+        let owned = values.map(|v| (!v.is_null()).then(|| OwnedString(v)));
+        let mut out = [0; 4];
+        for ((slot, value), name) in out.iter_mut().zip(&owned).zip(names) {
+            let value = value
+                .as_ref()
+                .ok_or_else(|| StoredError::Invalid(format!("field '{}' is missing", name.to_string_lossy())))?;
+            *slot = integer(name, bytes(value.0))?;
+        }
+        Ok(out)
     }
 }
 
@@ -96,10 +115,7 @@ impl BucketView for HashBuckets<'_> {
         if self.key.kind() != KeyKind::Hash {
             return Ok(None);
         }
-        let bucket_ms = self.required(BUCKET_MS)?;
-        let total = self.required(TOTAL)?;
-        let oldest = self.required(OLDEST)?;
-        let newest = self.required(NEWEST)?;
+        let [bucket_ms, total, oldest, newest] = self.header_fields()?;
         let invalid = |what: &str| Err(StoredError::Invalid(what.to_string()));
         if bucket_ms < 1 {
             return invalid("bucket_ms is not positive");
@@ -128,27 +144,20 @@ impl BucketView for HashBuckets<'_> {
     }
 }
 
+/// A field's value as a canonical integer.
+fn integer(field: &CStr, text: &[u8]) -> Result<i64, StoredError> {
+    parse_int(text).ok_or_else(|| {
+        StoredError::Invalid(format!(
+            "field '{}' holds '{}', not an integer",
+            field.to_string_lossy(),
+            crate::core::parse::printable(text)
+        ))
+    })
+}
+
 /// `value` in decimal as a NUL-terminated field name, in `buf`.
 fn decimal_cstr(value: i64, buf: &mut [u8; 24]) -> &CStr {
-    let mut digits = [0u8; 20];
-    let mut n = value.unsigned_abs();
-    let mut start = digits.len();
-    loop {
-        start -= 1;
-        digits[start] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    let mut len = 0;
-    if value < 0 {
-        buf[0] = b'-';
-        len = 1;
-    }
-    let digits = &digits[start..];
-    buf[len..len + digits.len()].copy_from_slice(digits);
-    len += digits.len();
+    let len = crate::core::parse::format_int(value, &mut buf[..]);
     buf[len] = 0;
     CStr::from_bytes_with_nul(&buf[..=len]).unwrap_or(c"0")
 }
@@ -182,7 +191,7 @@ fn apply(key: &Key, plan: &BucketPlan) {
         pairs.push((OwnedString::from_i64(ctx, start), OwnedString::from_i64(ctx, units)));
     }
     if let Some(header) = plan.header {
-        let before = if plan.discard { None } else { HashBuckets { key }.header().ok().flatten() };
+        let before = plan.stored;
         let fields = [
             (TOTAL, header.total, before.map(|h| h.total)),
             (OLDEST, header.oldest, before.map(|h| h.oldest)),

@@ -6,7 +6,7 @@ use std::os::raw::c_int;
 use redis_module::raw;
 
 use crate::core::fixed::{self, Counter, FixedWrite};
-use crate::core::parse::parse_int;
+use crate::core::parse::{format_int, parse_int};
 use crate::core::request::Mode;
 use crate::core::verdict::Verdict;
 use crate::redis::api::OwnedString;
@@ -53,7 +53,8 @@ fn apply(key: &Key, write: FixedWrite) {
         }
         FixedWrite::Increment { by, count, expire_at } => {
             let mut buf = [0u8; 20];
-            key.overwrite_string(format_count(count, &mut buf));
+            let len = format_int(count, &mut buf);
+            key.overwrite_string(&buf[..len]);
             replicate::incrby(key, by);
             key.notify(raw::REDISMODULE_NOTIFY_STRING as c_int, c"incrby");
             if let Some(at) = expire_at {
@@ -63,32 +64,4 @@ fn apply(key: &Key, write: FixedWrite) {
         FixedWrite::Heal { expire_at } => key.expire_at(expire_at),
     }
     key.signal_modified();
-}
-
-/// Formats a non-negative count without allocating.
-fn format_count(value: i64, buf: &mut [u8; 20]) -> &[u8] {
-    let mut n = value.unsigned_abs();
-    let mut start = buf.len();
-    loop {
-        start -= 1;
-        buf[start] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    &buf[start..]
-}
-
-#[cfg(test)]
-mod tests {
-    use super::format_count;
-
-    #[test]
-    fn formats_counts_like_redis() {
-        for n in [0, 7, 10, 12345, i64::MAX] {
-            let mut buf = [0u8; 20];
-            assert_eq!(format_count(n, &mut buf), n.to_string().as_bytes());
-        }
-    }
 }

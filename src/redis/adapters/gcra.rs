@@ -46,10 +46,17 @@ fn decide(call: &Call, request: &GcraRequest) -> Result<Verdict, CommandError> {
     Ok(plan.verdict)
 }
 
-/// Writes the TAT with its expiry, replicated as one `SET ... PXAT`.
+/// Writes the TAT with its expiry, replicated as one `SET ... PXAT`. An existing string is
+/// rewritten in place, which allocates nothing on the server.
 fn apply(key: &Key, write: GcraWrite) {
-    let value = OwnedString::from_bytes(key.ctx(), gcra::encode(write.tat).as_bytes());
-    api!(RedisModule_StringSet(key.handle(), value.0));
+    let mut buf = [0; gcra::ENCODED_MAX];
+    let encoded = gcra::encode(write.tat, &mut buf);
+    let value = OwnedString::from_bytes(key.ctx(), encoded);
+    if key.kind() == KeyKind::String {
+        key.overwrite_string(encoded);
+    } else {
+        api!(RedisModule_StringSet(key.handle(), value.0));
+    }
     key.set_expiry(write.expire_at);
     replicate::set_pxat(key, value.0, write.expire_at);
     key.notify(raw::REDISMODULE_NOTIFY_STRING as c_int, c"set");
