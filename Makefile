@@ -7,7 +7,7 @@ SERVERS := redis-6.2 redis-7.0 redis-8.2 valkey-8.0 valkey-9.1
 VALKEY_80 := $(CURDIR)/.cache/valkey/usr/bin
 DEBIAN_CLI := $(shell command -v redis-cli 2>/dev/null || echo redis-cli)
 
-.PHONY: all build deps servers test unit itest itest-all $(addprefix itest-,$(SERVERS)) itest-valkey run bench fuzz clean
+.PHONY: all build deps servers test unit itest itest-all $(addprefix itest-,$(SERVERS)) itest-valkey itest-client docs run bench fuzz clean
 
 all: build
 
@@ -20,7 +20,7 @@ deps:
 servers: deps
 	scripts/fetch-servers.sh all
 
-test: deps build servers unit itest-all
+test: deps build servers unit itest-all itest-client
 
 unit:
 	cargo test --release
@@ -51,6 +51,15 @@ itest-valkey-9.1:
 	WINLIMIT_SERVER_BIN=$(CURDIR)/.cache/valkey-9.1/bin/server WINLIMIT_CLI_BIN=$(DEBIAN_CLI) $(PYTEST)
 
 itest-valkey: itest-valkey-8.0
+
+# The Python client (clients/python): every method, the headers and the ASGI middleware,
+# against real servers, a real uvicorn server and a real httpx client.
+itest-client:
+	$(PY) -m pytest -q clients/python/tests
+
+# docs/algorithms.png, drawn from real calls.
+docs: deps build
+	$(PY) docs/make_algorithms_png.py
 
 run: deps build
 	redis-server redis.conf.example
