@@ -451,9 +451,9 @@ def measure_aof(redis_server: str, module: Path | None, cell: Path | None, rb: s
                     break
                 time.sleep(0.1)
             run_benchmark(rb, srv.port, argv, AOF_KEYS * 20, 1, AOF_KEYS)
-            before = _aof_files(srv.workdir, srv.port)
+            before = _aof_files(srv.workdir)
             run_benchmark(rb, srv.port, argv, AOF_CALLS, 1, AOF_KEYS)
-            after = _aof_files(srv.workdir, srv.port)
+            after = _aof_files(srv.workdir)
             appended = after[1][len(before[1]):] if after[0] == before[0] else after[1]
             rows.append({"contender": name, "bytes_per_call": round(len(appended) / AOF_CALLS, 1),
                          "multi_per_call": round(appended.count(b"\r\nMULTI\r\n") / AOF_CALLS, 3)})
@@ -463,9 +463,10 @@ def measure_aof(redis_server: str, module: Path | None, cell: Path | None, rb: s
     return rows
 
 
-def _aof_files(workdir: Path, port: int) -> tuple[str, bytes]:
-    incr = sorted((workdir / "aof" / "appendonlydir").glob("*.incr.aof"))
-    path = incr[-1] if incr else workdir / "aof" / "appendonly.aof"
+def _aof_files(workdir: Path) -> tuple[str, bytes]:
+    """The AOF being appended to: the newest incremental file (Redis 7+), or appendonly.aof."""
+    incr = sorted((workdir / "appendonlydir").glob("*.incr.aof"))
+    path = incr[-1] if incr else workdir / "appendonly.aof"
     return str(path), path.read_bytes()
 
 

@@ -5,6 +5,7 @@ import subprocess
 import pytest
 
 import harness
+from fixtures import r, server, start_server  # noqa: F401  (fixtures shared with clients/python)
 
 
 def pytest_report_header(config):
@@ -17,34 +18,6 @@ def pytest_sessionstart(session):
         harness.module_path()
     except FileNotFoundError as e:
         pytest.exit(str(e), returncode=2)
-
-
-@pytest.fixture(scope="module")
-def server():
-    s = harness.RedisServer()
-    yield s
-    s.stop()
-
-
-@pytest.fixture
-def r(server):
-    server.client.flushall()
-    return server.client
-
-
-@pytest.fixture
-def start_server():
-    """Factory: start_server(**RedisServer kwargs); every server it starts is stopped after the test."""
-    started = []
-
-    def start(**kw):
-        s = harness.RedisServer(**kw)
-        started.append(s)
-        return s
-
-    yield start
-    for s in reversed(started):
-        s.stop()
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@
 //! [`BucketPlan`].
 
 use crate::core::request::{Mode, Window, MAX_WINDOWS};
-use crate::core::slide::{expiry_slack, SlideRequest};
+use crate::core::slide::{expiry_to_set, settle, SlideRequest};
 use crate::core::verdict::{bind, remaining, PairVerdict, Verdict, NEVER};
 
 /// The bookkeeping of a stored bucketed log, as validated by the adapter.
@@ -154,16 +154,9 @@ pub fn decide(now: i64, request: &SlideRequest, mode: Mode, view: &impl BucketVi
 
     let current = bucket_of(now, b);
     let newest_after = if records { Some(newest.map_or(current, |n| n.max(current))) } else { newest };
-    for (pair, window) in pairs.iter_mut().zip(request.windows.iter()) {
-        if records {
-            // Exact: an accepted pair had `limit - remaining + cost <= limit`.
-            pair.remaining -= cost;
-        }
-        pair.reset_after_ms = newest_after
-            .map(|s| s.saturating_add(b - 1).saturating_add(window.window_ms).saturating_sub(now))
-            .filter(|&left| left > 0)
-            .unwrap_or(0);
-    }
+    // A bucket's units count until its last ms, `s + b - 1`, has left the window.
+    let newest_end = newest_after.map(|s| s.saturating_add(b - 1));
+    settle(pairs, &request.windows, records.then_some(cost), newest_end, now);
     let verdict = bind(pairs);
     let mut plan = BucketPlan {
         verdict,
@@ -221,12 +214,7 @@ pub fn decide(now: i64, request: &SlideRequest, mode: Mode, view: &impl BucketVi
     plan.header = next.filter(|n| Some(*n) != live);
 
     let current_expiry = if plan.discard { None } else { stored_expiry };
-    plan.expire_at =
-        newest_after.map(|s| s.saturating_add(b - 1).saturating_add(largest.window_ms)).and_then(|needed| {
-            let slack = expiry_slack(largest.window_ms);
-            let fine = current_expiry.is_some_and(|at| (needed..=needed.saturating_add(slack)).contains(&at));
-            (!fine).then(|| needed.saturating_add(slack))
-        });
+    plan.expire_at = newest_end.and_then(|end| expiry_to_set(end, largest.window_ms, current_expiry));
     Ok(plan)
 }
 

@@ -163,6 +163,31 @@ pub fn expiry_slack(largest_window_ms: i64) -> i64 {
     (largest_window_ms / 8).min(60_000)
 }
 
+/// The expiry to give a key whose newest unit counts until `newest_end + window_ms`, or
+/// `None` when `current` already lies within the slack above that.
+pub fn expiry_to_set(newest_end: i64, window_ms: i64, current: Option<i64>) -> Option<i64> {
+    let needed = newest_end.saturating_add(window_ms);
+    let slack = expiry_slack(window_ms);
+    let fine = current.is_some_and(|at| (needed..=needed.saturating_add(slack)).contains(&at));
+    (!fine).then(|| needed.saturating_add(slack))
+}
+
+/// Completes each pair's answer: what remains after recording `recorded` units, and when
+/// nothing counts in its window any more, given that the newest unit counts until
+/// `newest_end + window_ms`.
+pub fn settle(pairs: &mut [PairVerdict], windows: &Windows, recorded: Option<i64>, newest_end: Option<i64>, now: i64) {
+    for (pair, window) in pairs.iter_mut().zip(windows.iter()) {
+        if let Some(cost) = recorded {
+            // Exact: an accepted pair had `limit - remaining + cost <= limit`.
+            pair.remaining -= cost;
+        }
+        pair.reset_after_ms = newest_end
+            .map(|t| t.saturating_add(window.window_ms).saturating_sub(now))
+            .filter(|&left| left > 0)
+            .unwrap_or(0);
+    }
+}
+
 /// Decides one call at `now` against the stored log.
 ///
 /// Reads no more of the log than the verdict needs: the entries that left the largest
@@ -194,17 +219,7 @@ pub fn decide(now: i64, request: &SlideRequest, mode: Mode, log: &impl LogView) 
 
     let newest_counted = newest.map(|e| e.score).filter(|_| counted_in_largest > 0);
     let newest_after = if records { Some(newest_counted.map_or(now, |t| t.max(now))) } else { newest_counted };
-    for (pair, window) in pairs.iter_mut().zip(request.windows.iter()) {
-        if records {
-            // Exact: an accepted pair had `limit - remaining + cost <= limit`.
-            pair.remaining -= cost;
-        }
-        // Nothing counts in this window once its newest entry has left it.
-        pair.reset_after_ms = newest_after
-            .map(|t| t.saturating_add(window.window_ms).saturating_sub(now))
-            .filter(|&left| left > 0)
-            .unwrap_or(0);
-    }
+    settle(pairs, &request.windows, records.then_some(cost), newest_after, now);
     let verdict = bind(pairs);
 
     if mode == Mode::Peek {
@@ -226,11 +241,7 @@ pub fn decide(now: i64, request: &SlideRequest, mode: Mode, log: &impl LogView) 
     // The key must live until its newest entry leaves the largest window; it may live up
     // to the slack longer, so the expiry moves once per slack, not on every call.
     let current_expiry = if discard { None } else { stored_expiry };
-    let expire_at = newest_after.map(|t| t.saturating_add(largest.window_ms)).and_then(|needed| {
-        let slack = expiry_slack(largest.window_ms);
-        let fine = current_expiry.is_some_and(|at| (needed..=needed.saturating_add(slack)).contains(&at));
-        (!fine).then(|| needed.saturating_add(slack))
-    });
+    let expire_at = newest_after.and_then(|t| expiry_to_set(t, largest.window_ms, current_expiry));
     SlidePlan { verdict, discard, trim_through, append, expire_at }
 }
 

@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 
 use super::*;
 use crate::core::request::Windows;
+use crate::core::slide::expiry_slack;
 use crate::core::test_support::{edgy_i64, model_binding, ModelPair};
 use proptest::prelude::*;
 

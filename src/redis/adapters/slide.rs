@@ -69,6 +69,60 @@ impl<'k> SortedSetLog<'k> {
     }
 }
 
+impl SortedSetLog<'_> {
+    /// Counts the elements scored in the range, stepping from its oldest or newest end and
+    /// stopping at `cap`.
+    fn count_range(&self, (min, max, exclude_min): (f64, f64, bool), from_newest: bool, cap: u64) -> u64 {
+        if !self.exists() || cap == 0 {
+            return 0;
+        }
+        let mut count = 0;
+        if self.seek(min, max, exclude_min, from_newest) {
+            count = 1;
+            while count < cap && self.step(from_newest) {
+                count += 1;
+            }
+        }
+        self.stop();
+        count
+    }
+
+    /// The score of the `n`-th (from 0) element of the range from its oldest or newest end.
+    fn nth_in_range(&self, (min, max, exclude_min): (f64, f64, bool), from_newest: bool, n: u64) -> Option<i64> {
+        if !self.exists() {
+            return None;
+        }
+        let mut found = self.seek(min, max, exclude_min, from_newest);
+        for _ in 0..n {
+            if !found {
+                break;
+            }
+            found = self.step(from_newest);
+        }
+        let score = found.then(|| current(self.key)).flatten().map(|(score, _)| to_ms(score));
+        self.stop();
+        score
+    }
+
+    fn seek(&self, min: f64, max: f64, exclude_min: bool, from_newest: bool) -> bool {
+        if from_newest {
+            self.seek_last(min, max, exclude_min)
+        } else {
+            self.seek_first(min, max, exclude_min)
+        }
+    }
+
+    fn step(&self, towards_oldest: bool) -> bool {
+        if towards_oldest {
+            api!(RedisModule_ZsetRangePrev(self.key.handle())) != 0
+        } else {
+            api!(RedisModule_ZsetRangeNext(self.key.handle())) != 0
+        }
+    }
+}
+
+const EVERYTHING: (f64, f64, bool) = (f64::NEG_INFINITY, f64::INFINITY, false);
+
 impl LogView for SortedSetLog<'_> {
     fn len(&self) -> u64 {
         if !self.exists() {
@@ -81,9 +135,7 @@ impl LogView for SortedSetLog<'_> {
         if !self.exists() {
             return None;
         }
-        let ok = raw::Status::Ok as c_int;
-        let found =
-            api!(RedisModule_ZsetLastInScoreRange(self.key.handle(), f64::NEG_INFINITY, f64::INFINITY, 0, 0)) == ok;
+        let found = self.seek_last(f64::NEG_INFINITY, f64::INFINITY, false);
         let entry = found
             .then(|| current(self.key))
             .flatten()
@@ -97,96 +149,30 @@ impl LogView for SortedSetLog<'_> {
     }
 
     fn count_through(&self, cutoff: i64) -> u64 {
-        if !self.exists() {
-            return 0;
-        }
-        let mut count = 0;
-        if self.seek_first(f64::NEG_INFINITY, cutoff as f64, false) {
-            count = 1;
-            while api!(RedisModule_ZsetRangeNext(self.key.handle())) != 0 {
-                count += 1;
-            }
-        }
-        self.stop();
-        count
+        self.count_range((f64::NEG_INFINITY, cutoff as f64, false), false, u64::MAX)
     }
 
     fn nth_after(&self, cutoff: i64, n: u64) -> Option<i64> {
-        if !self.exists() {
-            return None;
-        }
-        let mut found = self.seek_first(cutoff as f64, f64::INFINITY, true);
-        for _ in 0..n {
-            if !found {
-                break;
-            }
-            found = api!(RedisModule_ZsetRangeNext(self.key.handle())) != 0;
-        }
-        let score = found.then(|| current(self.key)).flatten().map(|(score, _)| to_ms(score));
-        self.stop();
-        score
+        self.nth_in_range((cutoff as f64, f64::INFINITY, true), false, n)
     }
 
     fn count_between(&self, after: i64, through: i64, cap: u64) -> u64 {
-        if !self.exists() || cap == 0 || through <= after {
+        if through <= after {
             return 0;
         }
-        let mut count = 0;
-        if self.seek_first(after as f64, through as f64, true) {
-            count = 1;
-            while count < cap && api!(RedisModule_ZsetRangeNext(self.key.handle())) != 0 {
-                count += 1;
-            }
-        }
-        self.stop();
-        count
+        self.count_range((after as f64, through as f64, true), false, cap)
     }
 
     fn nth_oldest(&self, n: u64) -> Option<i64> {
-        if !self.exists() {
-            return None;
-        }
-        let mut found = self.seek_first(f64::NEG_INFINITY, f64::INFINITY, false);
-        for _ in 0..n {
-            if !found {
-                break;
-            }
-            found = api!(RedisModule_ZsetRangeNext(self.key.handle())) != 0;
-        }
-        let score = found.then(|| current(self.key)).flatten().map(|(score, _)| to_ms(score));
-        self.stop();
-        score
+        self.nth_in_range(EVERYTHING, false, n)
     }
 
     fn count_after_from_newest(&self, cutoff: i64, cap: u64) -> u64 {
-        if !self.exists() || cap == 0 {
-            return 0;
-        }
-        let mut count = 0;
-        if self.seek_last(cutoff as f64, f64::INFINITY, true) {
-            count = 1;
-            while count < cap && api!(RedisModule_ZsetRangePrev(self.key.handle())) != 0 {
-                count += 1;
-            }
-        }
-        self.stop();
-        count
+        self.count_range((cutoff as f64, f64::INFINITY, true), true, cap)
     }
 
     fn nth_newest(&self, n: u64) -> Option<i64> {
-        if !self.exists() {
-            return None;
-        }
-        let mut found = self.seek_last(f64::NEG_INFINITY, f64::INFINITY, false);
-        for _ in 0..n {
-            if !found {
-                break;
-            }
-            found = api!(RedisModule_ZsetRangePrev(self.key.handle())) != 0;
-        }
-        let score = found.then(|| current(self.key)).flatten().map(|(score, _)| to_ms(score));
-        self.stop();
-        score
+        self.nth_in_range(EVERYTHING, true, n)
     }
 }
 

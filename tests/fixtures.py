@@ -1,0 +1,34 @@
+"""pytest fixtures shared by the module's integration tests and the Python client's tests:
+real redis-server processes with the module, stopped by PID."""
+
+import pytest
+
+import harness
+
+
+@pytest.fixture(scope="module")
+def server():
+    s = harness.RedisServer()
+    yield s
+    s.stop()
+
+
+@pytest.fixture
+def r(server):
+    server.client.flushall()
+    return server.client
+
+
+@pytest.fixture
+def start_server():
+    """Factory: start_server(**RedisServer kwargs); every server it starts is stopped after the test."""
+    started = []
+
+    def start(**kw):
+        s = harness.RedisServer(**kw)
+        started.append(s)
+        return s
+
+    yield start
+    for s in reversed(started):
+        s.stop()
