@@ -204,7 +204,8 @@ pub fn decide(now: i64, request: &SlideRequest, mode: Mode, log: &impl LogView) 
     } else {
         let len = log.len();
         let stale = if len == 0 { 0 } else { log.count_through(cutoff) };
-        (len, stale, log.newest())
+        // The score only: the member (a string to read) is wanted only when recording.
+        (len, stale, if len == 0 { None } else { log.nth_newest(0) })
     };
     let counted_in_largest = len - stale.min(len);
 
@@ -217,7 +218,7 @@ pub fn decide(now: i64, request: &SlideRequest, mode: Mode, log: &impl LogView) 
     let allowed = pairs.iter().all(|p| p.wait_ms == 0);
     let records = allowed && mode == Mode::Record;
 
-    let newest_counted = newest.map(|e| e.score).filter(|_| counted_in_largest > 0);
+    let newest_counted = newest.filter(|_| counted_in_largest > 0);
     let newest_after = if records { Some(newest_counted.map_or(now, |t| t.max(now))) } else { newest_counted };
     settle(pairs, &request.windows, records.then_some(cost), newest_after, now);
     let verdict = bind(pairs);
@@ -236,7 +237,7 @@ pub fn decide(now: i64, request: &SlideRequest, mode: Mode, log: &impl LogView) 
     let append = records.then(|| Append {
         score: now,
         count: cost,
-        first_member: newest.and_then(|e| e.member).map_or(*MEMBERS.start(), next_member),
+        first_member: newest.and_then(|_| log.newest()).and_then(|e| e.member).map_or(*MEMBERS.start(), next_member),
     });
     // The key must live until its newest entry leaves the largest window; it may live up
     // to the slack longer, so the expiry moves once per slack, not on every call.
