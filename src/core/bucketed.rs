@@ -144,9 +144,10 @@ pub fn decide(now: i64, request: &SlideRequest, mode: Mode, view: &impl BucketVi
     let newest = header.map(|h| h.newest).filter(|_| counted_in_largest > 0);
 
     let cost = request.cost;
+    let largest_remaining = remaining(largest.limit, counted_in_largest);
     let mut pairs = [PairVerdict::default(); MAX_WINDOWS];
     for (pair, window) in pairs.iter_mut().zip(request.windows.iter()) {
-        *pair = check(now, window, cost, b, largest.window_ms, counted_in_largest, header, view)?;
+        *pair = check(now, window, cost, b, largest.window_ms, counted_in_largest, largest_remaining, header, view)?;
     }
     let pairs = &mut pairs[..request.windows.len()];
     let allowed = pairs.iter().all(|p| p.wait_ms == 0);
@@ -227,10 +228,19 @@ fn check(
     b: i64,
     largest_window_ms: i64,
     counted_in_largest: i64,
+    largest_remaining: i64,
     header: Option<Header>,
     view: &impl BucketView,
 ) -> Result<PairVerdict, StoredError> {
     let limit = window.limit;
+    // As for the exact log: a shorter window that surely has room and more left than the
+    // largest pair cannot be the one the reply describes; its exact count changes nothing.
+    let is_largest = window.window_ms == largest_window_ms;
+    if !is_largest && counted_in_largest.saturating_add(cost) <= limit && limit - counted_in_largest > largest_remaining
+    {
+        let remaining = limit - counted_in_largest;
+        return Ok(PairVerdict { window_ms: window.window_ms, limit, remaining, wait_ms: 0, reset_after_ms: 0 });
+    }
     let first = first_counted(now, window.window_ms, b);
     let counted = match header {
         None => 0,

@@ -210,9 +210,10 @@ pub fn decide(now: i64, request: &SlideRequest, mode: Mode, log: &impl LogView) 
     let counted_in_largest = len - stale.min(len);
 
     let cost = request.cost;
+    let largest_remaining = remaining(largest.limit, i64::try_from(counted_in_largest).unwrap_or(i64::MAX));
     let mut pairs = [PairVerdict::default(); MAX_WINDOWS];
     for (pair, window) in pairs.iter_mut().zip(request.windows.iter()) {
-        *pair = check(now, window, cost, largest.window_ms, counted_in_largest, log);
+        *pair = check(now, window, cost, largest.window_ms, counted_in_largest, largest_remaining, log);
     }
     let pairs = &mut pairs[..request.windows.len()];
     let allowed = pairs.iter().all(|p| p.wait_ms == 0);
@@ -248,18 +249,34 @@ pub fn decide(now: i64, request: &SlideRequest, mode: Mode, log: &impl LogView) 
 
 /// One pair's answer before anything is recorded: `remaining` is what the window has left
 /// now, `wait_ms` when it has room for `cost`. The largest window's count is known already;
-/// a shorter one is counted by [`count_shorter`].
+/// a shorter one is counted by [`count_shorter`], unless it surely has room and cannot bind.
+#[allow(clippy::too_many_arguments)]
 fn check(
     now: i64,
     window: &Window,
     cost: i64,
     largest_window_ms: i64,
     counted_in_largest: u64,
+    largest_remaining: i64,
     log: &impl LogView,
 ) -> PairVerdict {
     let is_largest = window.window_ms == largest_window_ms;
     let limit = window.limit;
     let cutoff = now.saturating_sub(window.window_ms);
+    let counted_in_largest_i64 = i64::try_from(counted_in_largest).unwrap_or(i64::MAX);
+    // A shorter window counts no more than the largest. When even that leaves it room, and
+    // more left than the largest pair has (so it cannot be the one the reply describes),
+    // its exact count changes nothing: skip counting it.
+    let surely_room = counted_in_largest_i64.saturating_add(cost) <= limit;
+    if !is_largest && surely_room && limit - counted_in_largest_i64 > largest_remaining {
+        return PairVerdict {
+            window_ms: window.window_ms,
+            limit,
+            remaining: limit - counted_in_largest_i64,
+            wait_ms: 0,
+            reset_after_ms: 0,
+        };
+    }
     let counted = if is_largest || counted_in_largest == 0 {
         counted_in_largest
     } else {
@@ -289,25 +306,16 @@ fn check(
 }
 
 /// The entries a shorter window counts, with cutoff `cutoff` inside the largest window's
-/// `largest_cutoff`. Walked in rounds of doubling length from the newest end (the entries
-/// inside) and from the largest window's oldest end (the entries between the cutoffs),
-/// whichever finishes first: the cost is the smaller of the two, and never more than one
-/// past the limit, beyond which the answer is the same.
+/// `largest_cutoff`. When every counted entry is inside it (one look at the oldest counted
+/// entry), that is the largest window's count; otherwise they are counted from the newest
+/// end, never more than one past the limit, beyond which the answer is the same. Each step
+/// of a walk reads a score, so one walk beats several shorter ones.
 fn count_shorter(log: &impl LogView, largest_cutoff: i64, cutoff: i64, counted_in_largest: u64, limit: i64) -> u64 {
-    let cap = u64::try_from(limit).unwrap_or(u64::MAX).saturating_add(1);
-    let mut step: u64 = 1;
-    loop {
-        let reach = step.min(cap);
-        let inside = log.count_after_from_newest(cutoff, reach);
-        if inside < reach || reach == cap {
-            return inside;
-        }
-        let between = log.count_between(largest_cutoff, cutoff, step);
-        if between < step {
-            return counted_in_largest.saturating_sub(between);
-        }
-        step = step.saturating_mul(2);
+    if log.count_between(largest_cutoff, cutoff, 1) == 0 {
+        return counted_in_largest;
     }
+    let cap = u64::try_from(limit).unwrap_or(u64::MAX).saturating_add(1);
+    log.count_after_from_newest(cutoff, cap)
 }
 
 #[cfg(test)]
