@@ -12,6 +12,19 @@ def slide(r, *args):
     return call(r, "slide", *args)
 
 
+def test_ten_per_second_and_a_hundred_per_minute(r):
+    """The eleventh call within a second is refused by the second-long pair, and records
+    nothing in the minute: the minute's count stays at ten."""
+    replies = [slide(r, "k", 1000, 10, 60000, 100) for _ in range(11)]
+    assert [x.allowed for x in replies] == [1] * 10 + [0]
+    assert [x.remaining for x in replies[:10]] == list(range(9, -1, -1))
+    rejected = replies[-1]
+    assert (rejected.limit, rejected.remaining) == (10, 0)
+    assert 0 < rejected.retry_after <= 1000
+    assert r.zcard("k") == 10
+    assert call(r, "slide_ro", "k", 60000, 100)[:3] == (1, 100, 90)
+
+
 def test_ten_per_short_window_and_fifteen_per_long_window(r):
     pairs = (SHORT, 10, LONG, 15)
     replies = [slide(r, "k", *pairs) for _ in range(11)]
