@@ -56,10 +56,13 @@ def test_random_calls_always_get_a_reply_and_keep_the_server_up(r):
     assert r.lrange("list", 0, -1) == [b"x"]
     assert r.hgetall("hash") == {b"f": b"v"}
     assert r.get("text") == b"not a number"
-    assert r.type("counter") in (b"string", b"none")
-    if r.exists("counter"):
+    # A counter whose short window ran out is a missing key, which SLIDE may make a log.
+    assert r.type("counter") in (b"string", b"zset", b"none")
+    if r.type("counter") == b"string":
         assert int(r.get("counter")) >= 0
     assert r.type("log") in (b"zset", b"none")
-    members = r.zrange("log", 0, -1)
-    assert len(members) == len(set(members))
-    assert all(1_000_000_000 <= int(m) <= 2**31 - 1 for m in members)
+    for key in (b"log", b"counter"):
+        if r.type(key) == b"zset":
+            members = r.zrange(key, 0, -1)
+            assert len(members) == len(set(members))
+            assert all(1_000_000_000 <= int(m) <= 2**31 - 1 for m in members)

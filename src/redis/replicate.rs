@@ -38,6 +38,23 @@ pub fn set_pxat(key: &Key, value: *mut raw::RedisModuleString, at: i64) {
     };
 }
 
+/// `SET key value PXAT at`, the value given as bytes (no module string to create).
+pub fn set_bytes_pxat(key: &Key, value: &[u8], at: i64) {
+    // SAFETY: "sbcl" is a module string, a buffer and its length, a C string and a long long.
+    unsafe {
+        replicate()(
+            key.ctx(),
+            c"SET".as_ptr(),
+            c"sbcl".as_ptr(),
+            key.name(),
+            value.as_ptr().cast::<c_char>(),
+            value.len(),
+            c"PXAT".as_ptr(),
+            at as c_longlong,
+        )
+    };
+}
+
 /// `INCRBY key by`.
 pub fn incrby(key: &Key, by: i64) {
     // SAFETY: "sl" is a module string and a long long.

@@ -51,14 +51,14 @@ fn decide(call: &Call, request: &GcraRequest) -> Result<Verdict, CommandError> {
 fn apply(key: &Key, write: GcraWrite) {
     let mut buf = [0; gcra::ENCODED_MAX];
     let encoded = gcra::encode(write.tat, &mut buf);
-    let value = OwnedString::from_bytes(key.ctx(), encoded);
     if key.kind() == KeyKind::String {
         key.overwrite_string(encoded);
     } else {
+        let value = OwnedString::from_bytes(key.ctx(), encoded);
         api!(RedisModule_StringSet(key.handle(), value.0));
     }
     key.set_expiry(write.expire_at);
-    replicate::set_pxat(key, value.0, write.expire_at);
+    replicate::set_bytes_pxat(key, encoded, write.expire_at);
     key.notify(raw::REDISMODULE_NOTIFY_STRING as c_int, c"set");
     key.notify(raw::REDISMODULE_NOTIFY_GENERIC as c_int, c"expire");
     key.signal_modified();
