@@ -108,3 +108,16 @@ def test_fixed_limits_are_not_bounded_by_it(rs, command):
     assert call(rs, command, "k", W, 10**12)[:2] == (1, 10**12)
     assert error_of(rs.connection_pool.connection_kwargs["port"], "WINLIMIT." + command.upper(), "k", W,
                     10**12 + 1) == "ERR limit must be an integer between 0 and 1000000000000"
+
+
+def test_a_config_file_value_out_of_range_refuses_the_load_and_says_why(tmp_path):
+    """The server logs the value it refused; the module's own line says the load failed for
+    it (not that the server lacks module configs). Redis 6.2 refuses the directive itself."""
+    with pytest.raises(RuntimeError, match="exited at start-up") as failed:
+        RedisServer(args=["--winlimit.max-limit", "0"], dir=str(tmp_path))  # a failed start keeps its dir
+    log = str(failed.value)
+    if REDIS_62:
+        assert "Bad directive" in log
+    else:
+        assert "winlimit: could not apply the winlimit.* configs" in log
+        assert "no module configs" not in log

@@ -62,19 +62,25 @@ pub fn from_module_args(args: &[&[u8]]) -> Result<(), String> {
 }
 
 /// Registers the `winlimit.*` configs and applies the config file's values, where the server
-/// has module configs; returns false where it does not (module arguments still work there).
-/// Runs before the commands are created: `cell-compat` decides whether `CL.THROTTLE` is.
-pub fn register(ctx: *mut raw::RedisModuleCtx) -> bool {
+/// has module configs; returns `Ok(false)` where it does not (Redis 6.2: module arguments
+/// still work there). Runs before the commands are created: `cell-compat` decides whether
+/// `CL.THROTTLE` is.
+///
+/// # Errors
+/// When the server refuses a config, e.g. a config file's value out of range (the server
+/// logs which): the load fails, as the server expects of a module that could not load its
+/// configs.
+pub fn register(ctx: *mut raw::RedisModuleCtx) -> Result<bool, String> {
     // SAFETY: reading function pointers the server set at load time.
     let apis = unsafe {
         (raw::RedisModule_RegisterNumericConfig, raw::RedisModule_RegisterBoolConfig, raw::RedisModule_LoadConfigs)
     };
     let (Some(numeric), Some(boolean), Some(load)) = apis else {
-        return false;
+        return Ok(false);
     };
     let (min, max) = MAX_LIMIT_RANGE;
     // SAFETY: valid context, NUL-terminated names, callbacks with the documented signatures.
-    unsafe {
+    let registered = unsafe {
         numeric(
             ctx,
             c"max-limit".as_ptr(),
@@ -98,6 +104,11 @@ pub fn register(ctx: *mut raw::RedisModuleCtx) -> bool {
                 std::ptr::null_mut(),
             ) == raw::Status::Ok as c_int
             && load(ctx) == raw::Status::Ok as c_int
+    };
+    if registered {
+        Ok(true)
+    } else {
+        Err("could not apply the winlimit.* configs (the server logged which value it refused)".to_string())
     }
 }
 

@@ -24,7 +24,7 @@ pub fn load(ctx: *mut raw::RedisModuleCtx, argv: &[*mut raw::RedisModuleString])
     // Keys are signalled as modified only when a call writes (see Key::signal_modified).
     api!(RedisModule_SetModuleOptions(ctx, raw::REDISMODULE_OPTION_NO_IMPLICIT_SIGNAL_MODIFIED as c_int));
     // Configs first: the config file's `winlimit.cell-compat` decides which commands exist.
-    if !config::register(ctx) {
+    if !config::register(ctx)? {
         log(ctx, c"notice", "winlimit: this server has no module configs: settings are module arguments only");
     }
 
@@ -62,11 +62,22 @@ pub fn load(ctx: *mut raw::RedisModuleCtx, argv: &[*mut raw::RedisModuleString])
 fn log_missing_features(ctx: *mut raw::RedisModuleCtx, has_command_handles: bool) {
     // SAFETY: reading function pointers the server set at load time.
     let (docs, acl) = unsafe { (raw::RedisModule_SetCommandInfo, raw::RedisModule_SetCommandACLCategories) };
-    if !has_command_handles || docs.is_none() {
-        log(ctx, c"notice", "winlimit: this server has no SetCommandInfo: COMMAND DOCS will be bare");
-    }
-    if !has_command_handles || acl.is_none() {
-        log(ctx, c"notice", "winlimit: this server has no SetCommandACLCategories: name the commands in ACL rules");
+    if !has_command_handles {
+        // Redis 6.2: no command handle, so no metadata or categories of any kind.
+        log(
+            ctx,
+            c"notice",
+            "winlimit: this server has no GetCommand: no command metadata (COMMAND INFO shows arity -1 \
+             and the key at 1, the module checks the arity itself) and no ACL categories (name the \
+             commands in ACL rules)",
+        );
+    } else {
+        if docs.is_none() {
+            log(ctx, c"notice", "winlimit: this server has no SetCommandInfo: COMMAND DOCS will be bare");
+        }
+        if acl.is_none() {
+            log(ctx, c"notice", "winlimit: this server has no SetCommandACLCategories: name the commands in ACL rules");
+        }
     }
     // SAFETY: as above.
     if unsafe { raw::RedisModule_GetAbsExpire }.is_none() {
