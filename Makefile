@@ -64,8 +64,10 @@ docs: deps build
 run: deps build
 	redis-server redis.conf.example
 
+# make bench CELL=/path/to/libredis_cell.so adds redis-cell, on a server of its own;
+# BENCH_ARGS passes more options (--quick, --rounds N, --only A,B, ...).
 bench: deps build
-	$(PY) bench/bench.py
+	$(PY) bench/bench.py $(if $(CELL),--cell $(CELL)) $(BENCH_ARGS)
 
 fuzz: deps build
 	PROPTEST_CASES=5000000 cargo test --release fuzz_

@@ -263,14 +263,14 @@ CONTENDERS: list[Contender] = [
                       note="keys exist; nothing leaves the window while it is measured")),
     Contender("GCRA", "native", "random", "WINLIMIT.GCRA key 60000 100 BURST 100, random key", "winlimit.gcra",
               lambda s: ["WINLIMIT.GCRA", f"gc:{R}", "60000", "100", "BURST", "100"],
-              aof=Aof(lambda s: ["WINLIMIT.GCRA", f"a:{R}", "60000", "10000", "BURST", "10000"],
-                      note="60000 10000 BURST 10000")),
+              aof=Aof(lambda s: ["WINLIMIT.GCRA", f"a:{R}", "60000", "10000", "BURST", "10000"])),
     Contender("CELL_COMPAT", "native", "random", "CL.THROTTLE key 99 100 60 answered by winlimit, random key",
               "cl.throttle", lambda s: ["CL.THROTTLE", f"cc:{R}", "99", "100", "60"],
-              aof=Aof(lambda s: ["CL.THROTTLE", f"a:{R}", "9999", "10000", "60"], note="9999 10000 60")),
+              aof=Aof(lambda s: ["CL.THROTTLE", f"a:{R}", "9999", "10000", "60"])),
     Contender("REDIS_CELL", "cell", "random", "redis-cell's CL.THROTTLE key 99 100 60, random key",
               "cl.throttle", lambda s: ["CL.THROTTLE", f"rc:{R}", "99", "100", "60"], server="cell",
-              aof=Aof(lambda s: ["CL.THROTTLE", f"a:{R}", "9999", "10000", "60"], note="9999 10000 60")),
+              aof=Aof(lambda s: ["CL.THROTTLE", f"a:{R}", "9999", "10000", "60"],
+                      note="redis-cell replicates the command itself")),
     _full(10, True), _full(10, False), _full(10_000, True), _full(10_000, False),
 ]
 
@@ -1024,8 +1024,8 @@ def write_markdown(path: Path, info: dict, cfg: dict, cs: list[Contender], summa
         L.append(f"| {label} | {info.get(k, '')} |")
     L.append("")
     L.append(f"redis-benchmark: {CLIENTS} clients, pipeline {PIPELINE}, `-r {KEYSPACE}` (unless the "
-             f"scenario says otherwise), {cfg['requests']:,} requests per run, {cfg['rounds']} alternating "
-             f"rounds (median reported), redis-benchmark threads: {cfg['threads']}. The keyspace is "
+             f"scenario says otherwise), {cfg['requests']:,} requests per run, {cfg['rounds']} round(s) "
+             f"alternating forward and backward (median reported), redis-benchmark threads: {cfg['threads']}. The keyspace is "
              f"flushed before every run (then prefilled or warmed up where the scenario says so), and "
              f"`CONFIG RESETSTAT` precedes every run.\n")
     L.append("## Throughput and server time per call (median of rounds)\n")
@@ -1068,7 +1068,8 @@ def write_markdown(path: Path, info: dict, cfg: dict, cs: list[Contender], summa
             note = f" ({a['note']})" if a.get("note") else ""
             L.append(f"| {a['contender']} | `{a['call']}`{note} | {a['bytes_per_call']:.1f} | "
                      f"{a['commands_per_call']:.3f} | {a['multi_per_call']:.3f} | {cmds} |")
-        L.append(f"\nEach on a fresh server with `appendonly yes` (`appendfsync no`): {AOF_CALLS:,} calls "
+        n_calls = next((a["calls"] for a in aof if "calls" in a), AOF_CALLS)
+        L.append(f"\nEach on a fresh server with `appendonly yes` (`appendfsync no`): {n_calls:,} calls "
                  f"after every key already exists (100 keys warmed up by 20 calls each, or the "
                  f"scenario's warm-up), limits high enough that every call is accepted. Bytes are what "
                  f"the AOF grew by, divided by the calls; commands are counted by parsing it. Redis wraps "
