@@ -52,8 +52,9 @@ itest-valkey-9.1:
 
 itest-valkey: itest-valkey-8.0
 
-# The Python client (clients/python): every method, the headers and the ASGI middleware,
-# against real servers, a real uvicorn server and a real httpx client.
+# The Python client (clients/python): every method sync and asyncio, on a server and on a
+# cluster, the header fields, the wheel, mypy --strict, and the ASGI middleware served by a
+# real uvicorn server to a real httpx client.
 itest-client:
 	$(PY) -m pytest -q clients/python/tests
 
@@ -75,4 +76,4 @@ fuzz: deps build
 
 clean:
 	cargo clean
-	rm -rf tests/.tmp bench/.tmp .pytest_cache .cache
+	rm -rf tests/.tmp bench/.tmp .pytest_cache .mypy_cache .cache
