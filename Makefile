@@ -36,8 +36,9 @@ $(addprefix itest-,$(SERVERS)): itest-%:
 
 itest-valkey: itest-valkey-8.0
 
-# The Python client (clients/python): every method, the headers and the ASGI middleware,
-# against real servers, a real uvicorn server and a real httpx client.
+# The Python client (clients/python): every method sync and asyncio, on a server and on a
+# cluster, the header fields, the wheel, mypy --strict, and the ASGI middleware served by a
+# real uvicorn server to a real httpx client.
 itest-client:
 	$(PY) -m pytest -q clients/python/tests
 
@@ -48,8 +49,10 @@ docs: deps build
 run: deps build
 	redis-server redis.conf.example
 
+# make bench CELL=/path/to/libredis_cell.so adds redis-cell, on a server of its own;
+# BENCH_ARGS passes more options (--quick, --rounds N, --only A,B, ...).
 bench: deps build
-	$(PY) bench/bench.py
+	$(PY) bench/bench.py $(if $(CELL),--cell $(CELL)) $(BENCH_ARGS)
 
 fuzz: deps build
 	PROPTEST_CASES=5000000 cargo test --release fuzz_
@@ -57,4 +60,4 @@ fuzz: deps build
 
 clean:
 	cargo clean
-	rm -rf tests/.tmp bench/.tmp .pytest_cache .cache
+	rm -rf tests/.tmp bench/.tmp .pytest_cache .mypy_cache .cache

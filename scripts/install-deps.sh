@@ -44,3 +44,16 @@ if [ "$(cat "$stamp" 2>/dev/null || true)" != "$want" ]; then
     .venv/bin/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
     echo "$want" > "$stamp"
 fi
+
+# The Python client (clients/python) with its asgi extra, editable, so the tests and
+# docs/make_algorithms_png.py run the working tree's code. Again when its pyproject.toml
+# changed, or when the installed winlimit is not this tree's (a .venv copied or moved).
+# No build isolation: setuptools and wheel come from requirements.txt (its dependencies too).
+client_stamp=.venv/.client.sha256
+client_want=$( (cat clients/python/pyproject.toml; pwd) | sha256sum | cut -d' ' -f1)
+client_here=$(.venv/bin/python -c 'import os, winlimit; print(os.path.dirname(os.path.dirname(winlimit.__file__)))' 2>/dev/null || true)
+if [ "$(cat "$client_stamp" 2>/dev/null || true)" != "$client_want" ] || [ "$client_here" != "$PWD/clients/python" ]; then
+    echo "install-deps: pip install -e ./clients/python[asgi]"
+    .venv/bin/python -m pip install --quiet --disable-pip-version-check --no-build-isolation -e "./clients/python[asgi]"
+    echo "$client_want" > "$client_stamp"
+fi

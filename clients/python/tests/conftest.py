@@ -1,8 +1,97 @@
-"""Fixtures: real redis-server processes from the repository's test harness."""
+"""Fixtures for the client's tests: real redis-server processes from the repository's test
+harness (tests/harness.py, tests/fixtures.py), and every limiter test run twice, over
+redis-py's sync client and over its asyncio client."""
 
+import asyncio
+import contextlib
 import os
 import sys
 
+import pytest
+import redis
+import redis.asyncio
+
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", "tests"))
 
+import harness  # noqa: E402
+import winlimit  # noqa: E402
+import winlimit.asyncio  # noqa: E402
 from fixtures import r, server, start_server  # noqa: E402,F401
+
+
+def pytest_sessionstart(session):
+    try:
+        harness.module_path()
+    except FileNotFoundError as e:
+        pytest.exit(str(e), returncode=2)
+
+
+class Blocking:
+    """A winlimit.asyncio.Limiter driven from synchronous test code: every method runs to
+    completion on one event loop, so a test reads the same for both flavours."""
+
+    def __init__(self, limiter, loop):
+        self.limiter = limiter
+        self.loop = loop
+
+    def __getattr__(self, name):
+        method = getattr(self.limiter, name)
+
+        def run(*args, **kwargs):
+            return self.loop.run_until_complete(method(*args, **kwargs))
+
+        return run
+
+
+@contextlib.contextmanager
+def limiter_over(flavour, sync_client, async_client, **kw):
+    """A limiter of the given flavour; sync_client() / async_client() make its Redis client
+    (the async one is made inside the loop it will run on)."""
+    if flavour == "sync":
+        client = sync_client()
+        try:
+            yield winlimit.Limiter(client, **kw)
+        finally:
+            client.close()
+        return
+    loop = asyncio.new_event_loop()
+    try:
+        client = loop.run_until_complete(_made(async_client))
+        try:
+            yield Blocking(winlimit.asyncio.Limiter(client, **kw), loop)
+        finally:
+            loop.run_until_complete(client.aclose())
+    finally:
+        loop.close()
+
+
+async def _made(factory):
+    return factory()
+
+
+@pytest.fixture(params=["sync", "asyncio"])
+def flavour(request):
+    return request.param
+
+
+@pytest.fixture
+def make_limiter(server, flavour):
+    """make_limiter(port=..., **Limiter kwargs): a limiter of this test's flavour."""
+    made = contextlib.ExitStack()
+
+    def make(port=None, **kw):
+        port = port or server.port
+        return made.enter_context(limiter_over(
+            flavour,
+            lambda: redis.Redis(host="127.0.0.1", port=port),
+            lambda: redis.asyncio.Redis(host="127.0.0.1", port=port),
+            **kw))
+
+    with made:
+        yield make
+
+
+@pytest.fixture
+def limiter(r, make_limiter):
+    """A limiter of this test's flavour on the module's server, flushed (r flushes)."""
+    return make_limiter()

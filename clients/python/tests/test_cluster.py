@@ -1,16 +1,25 @@
-"""The client over redis-py's RedisCluster (sync and asyncio) on a real 3-master cluster."""
-
-import asyncio
+"""The client over redis-py's RedisCluster, sync and asyncio, on a real 3-master cluster
+(tests/cluster.py): every method and option reaches the node that serves its key."""
 
 import pytest
-from redis.asyncio.cluster import RedisCluster as AsyncRedisCluster
-from redis.cluster import RedisCluster
+import redis.asyncio.cluster
+import redis.cluster
+from redis.crc import key_slot
 
-import winlimit
-import winlimit.asyncio
 from cluster import Cluster
+from conftest import limiter_over
 
 W = 60_000
+# name: (call, remaining after one call, after two), each call with every option of its method.
+CALLS = {
+    "slide": (lambda lim, key, **kw: lim.slide(key, W, 2, **kw), 1, 0),
+    "slide-pairs-cost": (lambda lim, key, **kw: lim.slide(key, [(1000, 4), (W, 10)], cost=2, **kw), 2, 0),
+    "slide-bucket": (lambda lim, key, **kw: lim.slide(key, W, 2, bucket=1000, **kw), 1, 0),
+    "fixed-align-cost": (lambda lim, key, **kw: lim.fixed(key, 10**12, 4, cost=2, align=True, **kw), 2, 0),
+    "gcra-burst-cost": (lambda lim, key, **kw: lim.gcra(key, W, 100, burst=4, cost=2, **kw), 2, 0),
+}
+# Keys spread over the slots of all three masters.
+KEYS = [f"user:{i}" for i in range(24)]
 
 
 @pytest.fixture(scope="module")
@@ -20,25 +29,39 @@ def cluster():
     c.stop()
 
 
-def test_every_method_routes_to_the_keys_node(cluster):
-    rc = RedisCluster(host="127.0.0.1", port=cluster.nodes[0].port)
-    try:
-        limiter = winlimit.Limiter(rc)
-        for i in range(30):
-            key = f"client:{i}"
-            assert [limiter.slide(key, W, 2).allowed for _ in range(3)] == [True, True, False]
-            assert limiter.fixed(key + ":f", W, 1).allowed and limiter.gcra(key + ":g", W, 1).allowed
-    finally:
-        rc.close()
+@pytest.fixture
+def cluster_limiter(cluster, flavour):
+    port = cluster.nodes[0].port
+    for node in cluster.nodes:
+        node.client.flushall()
+    with limiter_over(flavour,
+                      lambda: redis.cluster.RedisCluster(host="127.0.0.1", port=port),
+                      lambda: redis.asyncio.cluster.RedisCluster(host="127.0.0.1", port=port)) as lim:
+        yield lim
 
 
-def test_asyncio_cluster_client(cluster):
-    async def run():
-        rc = AsyncRedisCluster(host="127.0.0.1", port=cluster.nodes[0].port)
-        try:
-            limiter = winlimit.asyncio.Limiter(rc)
-            return [(await limiter.slide(f"a:{i}", W, 1, bucket=1000)).allowed for i in range(20)]
-        finally:
-            await rc.aclose()
+def test_the_keys_span_every_master(cluster):
+    assert {cluster.owner(key_slot(k.encode())).port for k in KEYS} == {n.port for n in cluster.nodes}
 
-    assert asyncio.run(run()) == [True] * 20
+
+@pytest.mark.parametrize("name", list(CALLS))
+def test_every_method_writes_on_the_node_serving_its_key(cluster, cluster_limiter, name):
+    call, after_one, after_two = CALLS[name]
+    for key in KEYS:
+        assert [(d.allowed, d.remaining) for d in (call(cluster_limiter, key), call(cluster_limiter, key))] == [
+            (True, after_one), (True, after_two)]
+        slot = key_slot(key.encode())
+        owner = cluster.owner(slot)
+        assert owner.client.exists(key) == 1
+        # The other masters hold nothing in the key's slot (they would answer -MOVED to it).
+        assert [n.client.execute_command("CLUSTER COUNTKEYSINSLOT", slot)
+                for n in cluster.nodes if n is not owner] == [0, 0]
+
+
+@pytest.mark.parametrize("name", list(CALLS))
+def test_every_peek_reads_the_node_serving_its_key_and_records_nothing(cluster, cluster_limiter, name):
+    call, after_one, after_two = CALLS[name]
+    for key in KEYS:
+        call(cluster_limiter, key)
+        assert call(cluster_limiter, key, peek=True).remaining == after_one
+        assert call(cluster_limiter, key).remaining == after_two

@@ -1,66 +1,117 @@
-"""Building WINLIMIT command lines and reading their errors, shared by the sync and asyncio
-clients."""
+"""WINLIMIT command lines and the policies they check, and the errors they raise; shared by
+the sync and asyncio clients, which only send them."""
 
 from __future__ import annotations
 
-from typing import List, Optional, Sequence, Tuple, Union
+from dataclasses import dataclass
+from typing import Optional, Sequence, Tuple, Union
 
 import redis
 
-Pairs = Union[Tuple[int, int], Sequence[Tuple[int, int]]]
+from ._decision import Policy, sf_string
+
+Key = Union[str, bytes]
+Arg = Union[str, bytes, int]
+Pairs = Sequence[Tuple[int, int]]
+
+DEFAULT_NAME = "winlimit"
 
 
 class ModuleNotLoaded(redis.ResponseError):
-    """The server does not know the WINLIMIT commands: the module is not loaded there."""
+    """The server does not know the WINLIMIT commands: the module is not loaded there.
+
+    A `redis.ResponseError`, so code that handles Redis errors handles this one too."""
 
 
-def pairs_of(window_ms: Union[int, Pairs], limit: Optional[int]) -> List[Tuple[int, int]]:
-    """`slide(key, 60000, 100)` or `slide(key, [(1000, 10), (60000, 100)])`."""
+@dataclass(frozen=True)
+class Call:
+    """One command line to send, and the policies its reply describes."""
+
+    args: Tuple[Arg, ...]
+    policies: Tuple[Policy, ...]
+
+
+def check_name(name: str) -> str:
+    """A policy name usable in the header fields (a Structured Field String)."""
+    sf_string(name)
+    return name
+
+
+def _int(what: str, value: object) -> int:
+    # Python's types are checked here; ranges are the server's to judge, in its own words.
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{what} must be an int, not {type(value).__name__}")
+    return value
+
+
+def _window_label(window_ms: int) -> str:
+    # Unique per call, as the server refuses a window_ms given twice.
+    return f"{window_ms // 1000}s" if window_ms % 1000 == 0 else f"{window_ms}ms"
+
+
+def _options(cost: int) -> Tuple[Arg, ...]:
+    return () if _int("cost", cost) == 1 else ("COST", cost)
+
+
+def slide(key: Key, window_ms: Union[int, Pairs], limit: Optional[int], cost: int,
+          bucket: Optional[int], peek: bool, name: str) -> Call:
+    """WINLIMIT.SLIDE[_RO] key window_ms limit [window_ms limit ...] [COST n] [BUCKET ms]."""
     if isinstance(window_ms, int):
         if limit is None:
-            raise TypeError("a window_ms needs its limit")
-        return [(window_ms, limit)]
-    if limit is not None:
-        raise TypeError("pass either window_ms and limit, or a list of (window_ms, limit) pairs")
-    return [(int(w), int(lim)) for w, lim in window_ms]
-
-
-def slide(key: str, pairs: List[Tuple[int, int]], cost: int, bucket: Optional[int], peek: bool) -> list:
-    args: list = ["WINLIMIT.SLIDE_RO" if peek else "WINLIMIT.SLIDE", key]
+            raise TypeError("slide(key, window_ms, limit): the limit is missing")
+        pairs = [(_int("window_ms", window_ms), _int("limit", limit))]
+    else:
+        if limit is not None:
+            raise TypeError("pass either window_ms and limit, or a sequence of (window_ms, limit) pairs")
+        pairs = [(_int("window_ms", w), _int("limit", lim)) for w, lim in window_ms]
+        if not pairs:
+            raise ValueError("slide needs at least one (window_ms, limit) pair")
+    args: Tuple[Arg, ...] = ("WINLIMIT.SLIDE_RO" if peek else "WINLIMIT.SLIDE", key)
     for w, lim in pairs:
-        args += [w, lim]
-    if cost != 1:
-        args += ["COST", cost]
+        args += (w, lim)
+    args += _options(cost)
     if bucket is not None:
-        args += ["BUCKET", bucket]
-    return args
+        args += ("BUCKET", _int("bucket", bucket))
+    policies: Tuple[Policy, ...]
+    if len(pairs) == 1:
+        policies = (Policy(name, pairs[0][1], pairs[0][0]),)
+    else:
+        policies = tuple(Policy(f"{name}-{_window_label(w)}", lim, w) for w, lim in pairs)
+    return Call(args, policies)
 
 
-def fixed(key: str, window_ms: int, limit: int, cost: int, align: bool, peek: bool) -> list:
-    args: list = ["WINLIMIT.FIXED_RO" if peek else "WINLIMIT.FIXED", key, window_ms, limit]
-    if cost != 1:
-        args += ["COST", cost]
+def fixed(key: Key, window_ms: int, limit: int, cost: int, align: bool, peek: bool, name: str) -> Call:
+    """WINLIMIT.FIXED[_RO] key window_ms limit [COST n] [ALIGN]."""
+    args: Tuple[Arg, ...] = ("WINLIMIT.FIXED_RO" if peek else "WINLIMIT.FIXED", key,
+                             _int("window_ms", window_ms), _int("limit", limit))
+    args += _options(cost)
     if align:
-        args.append("ALIGN")
-    return args
+        args += ("ALIGN",)
+    return Call(args, (Policy(name, limit, window_ms),))
 
 
-def gcra(key: str, period_ms: int, limit: int, burst: Optional[int], cost: int, peek: bool) -> list:
-    args: list = ["WINLIMIT.GCRA_RO" if peek else "WINLIMIT.GCRA", key, period_ms, limit]
+def gcra(key: Key, period_ms: int, limit: int, burst: Optional[int], cost: int, peek: bool, name: str) -> Call:
+    """WINLIMIT.GCRA[_RO] key period_ms limit [BURST n] [COST n]."""
+    args: Tuple[Arg, ...] = ("WINLIMIT.GCRA_RO" if peek else "WINLIMIT.GCRA", key,
+                             _int("period_ms", period_ms), _int("limit", limit))
+    capacity = limit if burst is None else _int("burst", burst)
     if burst is not None:
-        args += ["BURST", burst]
-    if cost != 1:
-        args += ["COST", cost]
-    return args
+        args += ("BURST", burst)
+    args += _options(cost)
+    # The bucket refills `limit` units per period_ms: empty to full takes capacity / limit
+    # periods. A limit <= 0 is refused by the server; the policy is then never read.
+    refill_ms = -(-capacity * period_ms // limit) if limit > 0 else period_ms
+    return Call(args, (Policy(name, capacity, refill_ms),))
 
 
 def translate(error: redis.ResponseError) -> redis.ResponseError:
-    """An unknown-command error becomes ModuleNotLoaded, naming the fix; anything else is
-    the server's own error."""
+    """An unknown-command error becomes ModuleNotLoaded, naming the fix; any other error is
+    the server's own, unchanged."""
     text = str(error)
-    if "unknown command" in text.lower() and "winlimit" in text.lower():
+    if "unknown command" in text.lower():
         return ModuleNotLoaded(
-            f"{text}: the winlimit module is not loaded on this server. Load it with "
-            "`redis-server --loadmodule /path/to/libwinlimit.so`, `loadmodule` in redis.conf, "
-            "or `MODULE LOAD /path/to/libwinlimit.so`.")
+            f"{text} -- the winlimit module is not loaded on this server. Load it at start-up "
+            "with `redis-server --loadmodule /path/to/libwinlimit.so` (or `loadmodule "
+            "/path/to/libwinlimit.so` in redis.conf), or at run time with "
+            "`MODULE LOAD /path/to/libwinlimit.so`; in a cluster, on every node.")
     return error

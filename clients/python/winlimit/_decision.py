@@ -1,22 +1,48 @@
-"""A rate-limit decision, and the HTTP header fields it maps to."""
+"""A rate-limit decision, the policies it was checked against, and the HTTP header fields of
+draft-ietf-httpapi-ratelimit-headers (revision 11) they map to."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, Sequence, Tuple
+from typing import Dict, Optional, Sequence, Tuple
 
 
-def _seconds(ms: int) -> int:
-    """Whole seconds, rounded up."""
+def ceil_seconds(ms: int) -> int:
+    """Whole seconds, rounded up (the draft's fields carry no fractions; rounding down would
+    tell a client to come back too early)."""
     return -(-ms // 1000)
+
+
+def sf_string(value: str) -> str:
+    """`value` serialised as a Structured Field String (RFC 9651, section 4.1.6): printable
+    ASCII only, with `"` and `\\` escaped. Raises ValueError for anything else."""
+    for ch in value:
+        if not 0x20 <= ord(ch) <= 0x7E:
+            raise ValueError(f"a policy name must be printable ASCII, not {value!r}")
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+@dataclass(frozen=True)
+class Policy:
+    """One quota policy as `RateLimit-Policy` announces it: `quota` units per `window_ms`.
+
+    For the windows, a (window_ms, limit) pair of the call. For GCRA, the bucket: `quota` is
+    its capacity (`BURST`) and `window_ms` the time it takes to refill from empty
+    (`BURST * period_ms / limit`, rounded up), so `quota / window` is the long-run rate.
+    """
+
+    name: str
+    quota: int
+    window_ms: int
 
 
 @dataclass(frozen=True)
 class Decision:
-    """The five fields every winlimit command replies, by name, and the policy they came from.
+    """The five fields every winlimit command replies, by name, and the policies of the call.
 
-    `limit`, `remaining` and `reset_after_ms` describe the binding pair of the call (see the
-    module's README); `policies` lists every (window_ms, limit) the call checked.
+    `limit`, `remaining` and `reset_after_ms` describe the binding pair of the call (for
+    several windows: see the module's README, "Reply"); `policies` lists every policy the call
+    checked, and `policy` is the binding one.
     """
 
     allowed: bool
@@ -24,32 +50,54 @@ class Decision:
     remaining: int
     retry_after_ms: int
     reset_after_ms: int
-    policies: Tuple[Tuple[int, int], ...] = ()
-    name: str = "winlimit"
+    policies: Tuple[Policy, ...] = ()
 
     @classmethod
-    def from_reply(cls, reply: Sequence[int], policies: Sequence[Tuple[int, int]], name: str) -> "Decision":
+    def from_reply(cls, reply: Sequence[int], policies: Sequence[Policy]) -> "Decision":
+        """A decision from the command's five-integer reply."""
+        if len(reply) != 5:
+            raise ValueError(f"a winlimit reply has five integers, not {reply!r}")
         allowed, limit, remaining, retry_after_ms, reset_after_ms = (int(x) for x in reply)
-        return cls(bool(allowed), limit, remaining, retry_after_ms, reset_after_ms, tuple(policies), name)
+        return cls(allowed == 1, limit, remaining, retry_after_ms, reset_after_ms, tuple(policies))
 
     @property
-    def window_ms(self) -> int:
-        """The binding pair's window: the longest checked window whose limit is `limit`."""
-        windows = [w for w, limit in self.policies if limit == self.limit]
-        return max(windows) if windows else max((w for w, _ in self.policies), default=0)
+    def policy(self) -> Optional[Policy]:
+        """The binding policy: the one whose quota is the reply's `limit`; of several, the
+        longest window (the module's tie rule: with equal limits the longer window always has
+        the least room, or the same)."""
+        matching = [p for p in self.policies if p.quota == self.limit]
+        return max(matching, key=lambda p: p.window_ms) if matching else None
+
+    @property
+    def window_ms(self) -> Optional[int]:
+        """The binding policy's window in ms (None if the decision has no policies)."""
+        policy = self.policy
+        return policy.window_ms if policy else None
 
     def headers(self) -> Dict[str, str]:
-        """`RateLimit-Policy` and `RateLimit` as draft-ietf-httpapi-ratelimit-headers defines
-        them (Structured Field lists; seconds rounded up), and `Retry-After` when rejected and
-        a retry can succeed (whole seconds, rounded up, at least 1)."""
-        policy = ", ".join(f'"{self._policy_name(w)}";q={limit};w={_seconds(w)}' for w, limit in self.policies)
+        """The response header fields for this decision.
+
+        - `RateLimit-Policy`: every policy of the call, `"<name>";q=<quota>;w=<window s>`.
+        - `RateLimit`: the binding policy, `"<name>";r=<remaining>;t=<reset s>`.
+        - `Retry-After`, when rejected and a retry can succeed: whole seconds, rounded up,
+          at least 1. The draft says it should not end before the effective window `t`, so
+          `t` is then at most `Retry-After`.
+
+        Seconds are rounded up. Raises ValueError for a decision without policies.
+        """
+        policy = self.policy
+        if policy is None:
+            raise ValueError("this decision has no policy whose quota is its limit "
+                             f"({self.limit}): {self.policies!r}")
+        reset = ceil_seconds(self.reset_after_ms)
         out = {
-            "RateLimit-Policy": policy,
-            "RateLimit": f'"{self._policy_name(self.window_ms)}";r={self.remaining};t={_seconds(self.reset_after_ms)}',
+            "RateLimit-Policy": ", ".join(
+                f"{sf_string(p.name)};q={p.quota};w={ceil_seconds(p.window_ms)}" for p in self.policies),
         }
         if not self.allowed and self.retry_after_ms > 0:
-            out["Retry-After"] = str(max(1, _seconds(self.retry_after_ms)))
+            retry = max(1, ceil_seconds(self.retry_after_ms))
+            out["RateLimit"] = f"{sf_string(policy.name)};r={self.remaining};t={min(reset, retry)}"
+            out["Retry-After"] = str(retry)
+        else:
+            out["RateLimit"] = f"{sf_string(policy.name)};r={self.remaining};t={reset}"
         return out
-
-    def _policy_name(self, window_ms: int) -> str:
-        return self.name if len(self.policies) == 1 else f"{self.name}-{_seconds(window_ms)}s"

@@ -1,42 +1,55 @@
-"""The same client over `redis.asyncio.Redis` or `redis.asyncio.cluster.RedisCluster`."""
+"""The same client over redis.asyncio: `redis.asyncio.Redis` or
+`redis.asyncio.cluster.RedisCluster`."""
 
 from __future__ import annotations
 
-from typing import Any, List, Optional, Tuple, Union
+from typing import Any, Awaitable, Optional, Protocol, Union
 
 import redis
 
 from . import _commands
-from ._commands import Pairs
+from ._commands import Key, Pairs
 from ._decision import Decision
 
-__all__ = ["Limiter"]
+__all__ = ["AsyncClient", "Limiter"]
+
+
+class AsyncClient(Protocol):
+    """What the limiter needs of its client: `redis.asyncio.Redis` and
+    `redis.asyncio.cluster.RedisCluster` both have it."""
+
+    def execute_command(self, *args: Any, **options: Any) -> Awaitable[Any]: ...
 
 
 class Limiter:
-    """Awaitable twin of `winlimit.Limiter`."""
+    """The awaitable twin of `winlimit.Limiter`: the same methods, arguments and decisions."""
 
-    def __init__(self, client: Any, name: str = "winlimit"):
+    def __init__(self, client: AsyncClient, name: str = _commands.DEFAULT_NAME):
         self.client = client
-        self.name = name
+        self.name = _commands.check_name(name)
 
-    async def slide(self, key: str, window_ms: Union[int, Pairs], limit: Optional[int] = None, *,
-                    cost: int = 1, bucket: Optional[int] = None, peek: bool = False) -> Decision:
-        pairs = _commands.pairs_of(window_ms, limit)
-        return await self._run(_commands.slide(key, pairs, cost, bucket, peek), pairs)
+    async def slide(self, key: Key, window_ms: Union[int, Pairs], limit: Optional[int] = None, *,
+                    cost: int = 1, bucket: Optional[int] = None, peek: bool = False,
+                    name: Optional[str] = None) -> Decision:
+        """WINLIMIT.SLIDE (see `winlimit.Limiter.slide`)."""
+        return await self._run(_commands.slide(key, window_ms, limit, cost, bucket, peek, self._name(name)))
 
-    async def fixed(self, key: str, window_ms: int, limit: int, *, cost: int = 1, align: bool = False,
-                    peek: bool = False) -> Decision:
-        return await self._run(_commands.fixed(key, window_ms, limit, cost, align, peek), [(window_ms, limit)])
+    async def fixed(self, key: Key, window_ms: int, limit: int, *, cost: int = 1, align: bool = False,
+                    peek: bool = False, name: Optional[str] = None) -> Decision:
+        """WINLIMIT.FIXED (see `winlimit.Limiter.fixed`)."""
+        return await self._run(_commands.fixed(key, window_ms, limit, cost, align, peek, self._name(name)))
 
-    async def gcra(self, key: str, period_ms: int, limit: int, *, burst: Optional[int] = None, cost: int = 1,
-                   peek: bool = False) -> Decision:
-        capacity = limit if burst is None else burst
-        return await self._run(_commands.gcra(key, period_ms, limit, burst, cost, peek), [(period_ms, capacity)])
+    async def gcra(self, key: Key, period_ms: int, limit: int, *, burst: Optional[int] = None,
+                   cost: int = 1, peek: bool = False, name: Optional[str] = None) -> Decision:
+        """WINLIMIT.GCRA (see `winlimit.Limiter.gcra`)."""
+        return await self._run(_commands.gcra(key, period_ms, limit, burst, cost, peek, self._name(name)))
 
-    async def _run(self, args: list, policies: List[Tuple[int, int]]) -> Decision:
+    def _name(self, name: Optional[str]) -> str:
+        return self.name if name is None else _commands.check_name(name)
+
+    async def _run(self, call: _commands.Call) -> Decision:
         try:
-            reply = await self.client.execute_command(*args)
+            reply = await self.client.execute_command(*call.args)
         except redis.ResponseError as e:
             raise _commands.translate(e) from e
-        return Decision.from_reply(reply, policies, self.name)
+        return Decision.from_reply(reply, call.policies)

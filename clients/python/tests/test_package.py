@@ -1,0 +1,75 @@
+"""The package as pip installs it: a wheel built from clients/python holds the typed package
+and depends on redis-py alone (Starlette only with the asgi extra), and the code passes
+mypy --strict, as does code that hands it redis-py's clients."""
+
+import email
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+
+import pytest
+
+PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = os.path.dirname(os.path.dirname(PACKAGE))
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory):
+    out = tmp_path_factory.mktemp("wheel")
+    # Built from a copy, so setuptools leaves its build/ and egg-info/ there, not in the tree.
+    source = out / "source"
+    shutil.copytree(PACKAGE, source, ignore=shutil.ignore_patterns("tests", "build", "*.egg-info", "__pycache__"))
+    # No build isolation: setuptools and wheel come from the .venv (requirements.txt), so the
+    # build needs no network.
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
+                    "--wheel-dir", str(out), str(source)], check=True, capture_output=True)
+    [path] = out.glob("winlimit-*.whl")
+    return zipfile.ZipFile(path)
+
+
+def test_the_wheel_holds_the_package_marked_typed(wheel):
+    names = set(wheel.namelist())
+    assert {"winlimit/__init__.py", "winlimit/asyncio.py", "winlimit/asgi.py", "winlimit/_commands.py",
+            "winlimit/_decision.py", "winlimit/py.typed"} <= names
+    assert not any(name.startswith("tests/") for name in names)
+
+
+def test_the_wheel_depends_on_redis_alone_and_starlette_with_asgi(wheel):
+    [metadata] = [n for n in wheel.namelist() if n.endswith(".dist-info/METADATA")]
+    requires = email.message_from_bytes(wheel.read(metadata)).get_all("Requires-Dist")
+    core = [req for req in requires if "extra ==" not in req]
+    extra = [req for req in requires if "extra ==" in req]
+    assert [req.split(">")[0].strip() for req in core] == ["redis"]
+    assert len(extra) == 1 and extra[0].startswith("starlette") and 'extra == "asgi"' in extra[0]
+
+
+USER_CODE = '''
+import redis, redis.asyncio, redis.cluster, redis.asyncio.cluster
+import winlimit, winlimit.asyncio
+from winlimit.asgi import RateLimit, RateLimitMiddleware
+
+def sync_calls() -> int:
+    limiter = winlimit.Limiter(redis.Redis())
+    cluster = winlimit.Limiter(redis.cluster.RedisCluster(host="127.0.0.1", port=7000))
+    d: winlimit.Decision = limiter.slide("k", [(1000, 10), (60000, 100)], bucket=100)
+    headers: dict[str, str] = cluster.gcra("k", 60000, 10, burst=3).headers()
+    return d.remaining + len(headers)
+
+async def async_calls() -> bool:
+    limiter = winlimit.asyncio.Limiter(redis.asyncio.Redis())
+    cluster = winlimit.asyncio.Limiter(redis.asyncio.cluster.RedisCluster(host="127.0.0.1", port=7000))
+    RateLimit(limiter, lambda lim, key: lim.fixed(key, 1000, 1))
+    return (await limiter.fixed("k", 1000, 1, align=True)).allowed and (await cluster.slide("k", 1, 1)).allowed
+'''
+
+
+def test_the_package_and_code_using_it_pass_mypy_strict(tmp_path):
+    user = tmp_path / "user_code.py"
+    user.write_text(USER_CODE)
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", os.path.join(REPO, ".mypy_cache"),
+         os.path.join(PACKAGE, "winlimit"), str(user)],
+        capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
