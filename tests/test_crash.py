@@ -3,62 +3,21 @@
 import threading
 import time
 
-import redis
-
+from durability import SHAPES, Tally, hammer, recorded
 from harness import server_ms
 
-W = 3_600_000          # nothing leaves a window during the test
-GCRA_PERIOD = 10**12   # with limit 10^6: one unit per 10^6 ms, so nothing refills either
-GCRA_LIMIT = 10**6
-SHAPES = {
-    "slide": ("WINLIMIT.SLIDE", W, 10**4),
-    "fixed": ("WINLIMIT.FIXED", W, 10**9),
-    "bucket": ("WINLIMIT.SLIDE", W, 10**9, "BUCKET", 60_000),
-    "gcra": ("WINLIMIT.GCRA", GCRA_PERIOD, GCRA_LIMIT, "BURST", GCRA_LIMIT),
-}
-CLIENTS = 4
+CLIENTS_PER_SHAPE = 2   # one key each: 8 clients hammering SLIDE, FIXED, BUCKET and GCRA
 LOAD_SECONDS = 1.0
 
 
-def hammer(server, key, shape, acked, in_flight, stop):
-    """Call until the server dies; count acknowledged acceptances and the call in flight."""
-    client = server.new_client()
-    command, *args = shape
-    while not stop.is_set():
-        in_flight[key] += 1
-        try:
-            reply = client.execute_command(command, key, *args)
-        except (redis.ConnectionError, redis.TimeoutError):
-            return
-        in_flight[key] -= 1
-        acked[key] += reply[0]
-
-
-def recorded(r, name, key, started_ms):
-    """Units the restarted server holds for the key."""
-    if name == "slide":
-        return r.zcard(key)
-    if name == "fixed":
-        return int(r.get(key) or 0)
-    if name == "bucket":
-        return int(r.hget(key, "total") or 0)
-    value = r.get(key)
-    if value is None:
-        return 0
-    tat_ms = int(value.split(b":")[1])
-    unit_ms = GCRA_PERIOD // GCRA_LIMIT
-    return round((tat_ms - started_ms) / unit_ms)
-
-
 def crash_under_load(start_server, fsync):
+    """Hammer every shape, SIGKILL the server (by PID) mid-load, restart it from its AOF.
+    Returns [(name, key, tally, units found after the restart)]."""
     s = start_server(args=["--appendonly", "yes", "--appendfsync", fsync])
     started_ms = server_ms(s.client)
-    keys = [(name, f"{name}:{i}") for name in SHAPES for i in range(CLIENTS // 2)]
-    acked = {key: 0 for _, key in keys}
-    in_flight = {key: 0 for _, key in keys}
+    keys = [(name, f"{name}:{i}", Tally()) for name in SHAPES for i in range(CLIENTS_PER_SHAPE)]
     stop = threading.Event()
-    threads = [threading.Thread(target=hammer, args=(s, key, SHAPES[name], acked, in_flight, stop))
-               for name, key in keys]
+    threads = [threading.Thread(target=hammer, args=(s, name, key, tally, stop)) for name, key, tally in keys]
     for t in threads:
         t.start()
     time.sleep(LOAD_SECONDS)
@@ -68,24 +27,25 @@ def crash_under_load(start_server, fsync):
     for t in threads:
         t.join(10)
     s.restart()
-    found = {key: recorded(s.client, name, key, started_ms) for name, key in keys}
-    return keys, acked, in_flight, found
+    return [(name, key, tally, recorded(s.client, name, key, started_ms)) for name, key, tally in keys]
 
 
 def test_appendfsync_always_keeps_every_acknowledged_unit(start_server):
-    keys, acked, in_flight, found = crash_under_load(start_server, "always")
-    for name, key in keys:
-        print(f"crash always {key}: acknowledged {acked[key]}, in flight {in_flight[key]}, found {found[key]}")
-        assert acked[key] > 0, key
-        assert acked[key] <= found[key] <= acked[key] + in_flight[key], key
+    for name, key, tally, found in crash_under_load(start_server, "always"):
+        print(f"crash always {key}: acknowledged {tally.acked}, in flight {tally.in_flight}, found {found}")
+        assert tally.error is None and tally.acked > 0, (key, tally.error)
+        assert tally.acked <= found <= tally.acked + tally.in_flight, key
 
 
 def test_appendfsync_everysec_loses_nothing_acknowledged_when_only_the_process_dies(start_server):
     """Redis writes the AOF before it replies; `everysec` only delays the fsync, so a killed
-    process loses nothing acknowledged (a lost machine can lose the last second or two)."""
-    keys, acked, in_flight, found = crash_under_load(start_server, "everysec")
-    total_acked = sum(acked.values())
-    lost = sum(max(0, acked[key] - found[key]) for _, key in keys)
-    print(f"crash everysec: acknowledged {total_acked}, lost {lost}")
-    for _, key in keys:
-        assert acked[key] <= found[key] <= acked[key] + in_flight[key], key
+    process loses nothing acknowledged (a lost machine can lose the last second or two,
+    which no test here can simulate: the kernel keeps what the process wrote)."""
+    results = crash_under_load(start_server, "everysec")
+    acked = sum(tally.acked for _, _, tally, _ in results)
+    found = sum(found for _, _, _, found in results)
+    lost = sum(max(0, tally.acked - found) for _, _, tally, found in results)
+    print(f"crash everysec: acknowledged {acked}, found {found}, lost {lost}")
+    for _, key, tally, found in results:
+        assert tally.error is None and tally.acked > 0, (key, tally.error)
+        assert tally.acked <= found <= tally.acked + tally.in_flight, key

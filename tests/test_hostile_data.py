@@ -6,7 +6,7 @@ identically."""
 import pytest
 import redis
 
-from harness import pexpiretime, snapshot, wait_replica_offset
+from harness import error_of, pexpiretime, snapshot, wait_replica_offset
 
 W = 60_000
 BIG = 2**63  # one past i64
@@ -35,6 +35,26 @@ def prepare(r):
     r.hset("h:far", mapping={**good, "oldest": 0, "newest": 10**15, "0": 1, str(10**15): 1, "total": 2})
     r.hset("h:negative", mapping={**good, str(s): -3})
     r.hset("h:good", mapping=good)
+    # Sequence members at and past the 32-bit wrap, members that are not 10 digits, a future score.
+    r.zadd("z:wrap", {"4294967295": now - 2, "4294967294": now - 3})
+    r.zadd("z:seq-big", {"9999999999": now, "99999999999": now - 1})
+    r.zadd("z:seq-odd", {"-1": now, "0999999999": now - 1, "+1000000001": now - 2, "": now - 3})
+    r.zadd("z:future", {"1000000000": now + 10**12})
+    for name, value in [("s:max", str(2**63 - 1)), ("s:min", str(-2**63)), ("s:gcra-huge-den", f"gcra:{now}:1:{2**64}"),
+                        ("s:gcra-rem", f"gcra:{now}:9:3"), ("s:gcra-neg", f"gcra:{now}:-1:3"),
+                        ("s:gcra-extra", f"gcra:{now}:0:3:4"), ("s:gcra-007", "gcra:007:0:3")]:
+        r.set(name, value)
+    r.hset("h:bucket0", mapping={**good, "bucket_ms": 0})
+    r.hset("h:misaligned", mapping={"bucket_ms": 1000, "total": 1, "oldest": s + 1, "newest": s + 1, str(s + 1): 1})
+    r.hset("h:order", mapping={**good, "oldest": s + 1000, str(s + 1000): 1, "total": 4})
+    r.hset("h:neg-total", mapping={**good, "total": -3})
+    r.hset("h:padded", mapping={**good, "total": "03"})
+    r.rpush("l:list", "a")
+    r.sadd("t:set", "a")
+    # Half the keys carry an expiry, so "unchanged" covers the expiry too. Absolute: Redis 6.2
+    # replicates a relative PEXPIRE as such, and its replica would count from its own clock.
+    for key in sorted(r.keys())[::2]:
+        r.pexpireat(key, now + 3_600_000)
 
 
 COMMANDS = [
@@ -74,6 +94,39 @@ def test_every_command_on_every_hostile_key(start_server):
     assert snapshot(replica.client, dump=True) == expected
     master.restart(module=False)
     assert snapshot(master.client, dump=True) == expected
+
+
+# Counters INCRBY refuses (it reads integers as Redis writes them, within i64), or that a
+# count cannot be: FIXED refuses them too, with INCRBY's error, and leaves them untouched.
+REFUSED_COUNTERS = ["007", "-0", "00", "000000000000000000001", str(BIG), "+5", " 5", "5 ", "1.5", "", "-5",
+                    "\x005"]
+FIXED_CALLS = [("WINLIMIT.FIXED", W, 10), ("WINLIMIT.FIXED_RO", W, 10), ("WINLIMIT.FIXED", W, 10, "ALIGN"),
+               ("WINLIMIT.FIXED", W, 10, "COST", 3), ("WINLIMIT.FIXED", W, 0)]
+NOT_AN_INTEGER = "ERR value is not an integer or out of range"
+
+
+def test_fixed_refuses_a_counter_incrby_would_refuse_and_leaves_it_untouched(start_server):
+    master = start_server()
+    replica = start_server(module=False, args=["--replicaof", "127.0.0.1", str(master.port)])
+    replica.wait_replica_synced()
+    r = master.client
+    refused = 0
+    expiry = r.time()[0] * 1000 + 3_600_000  # absolute: Redis 6.2 replicates PX as it is
+    for i, value in enumerate(REFUSED_COUNTERS):
+        r.set(f"c:{i}:ttl", value, pxat=expiry)
+        r.set(f"c:{i}:none", value)
+        for key in (f"c:{i}:ttl", f"c:{i}:none"):
+            before = snapshot_of(r, key)
+            for command, *args in FIXED_CALLS:
+                assert error_of(master.port, command, key, *args) == NOT_AN_INTEGER, (value, command, args)
+                assert snapshot_of(r, key) == before, (value, command, args)
+                refused += 1
+        if value != "-5":  # INCRBY takes -5; a count cannot be negative
+            assert error_of(master.port, "INCRBY", f"c:{i}:none", 1) == NOT_AN_INTEGER, value
+    print(f"hostile counters: {len(REFUSED_COUNTERS)} values, {refused} FIXED calls refused, keys untouched")
+    assert r.execute_command("WAIT", 1, 5000) == 1
+    wait_replica_offset(master, replica)
+    assert snapshot(replica.client, dump=True) == snapshot(r, dump=True)
 
 
 def snapshot_of(r, key):

@@ -1,0 +1,101 @@
+"""What the crash and failover tests hammer: one table of command shapes, and how many units
+a key of each shape holds.
+
+Every shape records one unit per accepted call and nothing leaves its window (or refills)
+during a test, so the units a key holds are exactly the accepted calls it has seen.
+"""
+
+import redis
+
+W = 3_600_000           # no unit leaves an hour's window during a test
+GCRA_PERIOD = 10**12    # with limit 10^6: one unit refills per 10^6 ms, so nothing does
+GCRA_LIMIT = 10**6
+GCRA_UNIT_MS = GCRA_PERIOD // GCRA_LIMIT
+BUCKET_MS = 60_000
+
+# name -> (command, args after the key). Limits are far above what a test can reach.
+SHAPES = {
+    "slide": ("WINLIMIT.SLIDE", W, 10**4),
+    "fixed": ("WINLIMIT.FIXED", W, 10**9),
+    "bucket": ("WINLIMIT.SLIDE", W, 10**9, "BUCKET", BUCKET_MS),
+    "gcra": ("WINLIMIT.GCRA", GCRA_PERIOD, GCRA_LIMIT, "BURST", GCRA_LIMIT),
+}
+
+
+def with_limit(name, limit):
+    """The shape's command with its limit (GCRA: its BURST) set to `limit`: a server holding
+    n units then accepts exactly limit - n more."""
+    return {
+        "slide": ("WINLIMIT.SLIDE", W, limit),
+        "fixed": ("WINLIMIT.FIXED", W, limit),
+        "bucket": ("WINLIMIT.SLIDE", W, limit, "BUCKET", BUCKET_MS),
+        "gcra": ("WINLIMIT.GCRA", GCRA_PERIOD, GCRA_LIMIT, "BURST", limit),
+    }[name]
+
+
+def recorded(r, name, key, started_ms):
+    """Units the server holds for a key of shape `name`, first written after `started_ms`
+    (server time). A GCRA key holds its TAT: the first call's time plus one unit interval
+    per unit taken; the few ms between started_ms and that call are far below an interval."""
+    if name == "slide":
+        return r.zcard(key)
+    if name == "fixed":
+        return int(r.get(key) or 0)
+    if name == "bucket":
+        return int(r.hget(key, "total") or 0)
+    value = r.get(key)
+    if value is None:
+        return 0
+    tat_ms = int(value.split(b":")[1])
+    return round((tat_ms - started_ms) / GCRA_UNIT_MS)
+
+
+class Tally:
+    """One client's count of a key: units acknowledged as accepted, units confirmed by
+    `WAIT 1` (acknowledged before a WAIT that answered 1), and calls sent whose reply never
+    came (0 or 1)."""
+
+    def __init__(self):
+        self.acked = 0
+        self.confirmed = 0
+        self.in_flight = 0
+        self.error = None  # an error no test expects, for the test to show
+
+
+def hammer(server, name, key, tally, stop, wait_every=0):
+    """Call shape `name` on `key` until `stop` is set or the server stops taking writes (it
+    died, or it became a replica). With wait_every n, after every n-th call run WAIT 1 and,
+    when it answers 1, note the acknowledged units as confirmed."""
+    client = server.new_client()
+    command, *args = SHAPES[name]
+    calls = 0
+    try:
+        while not stop.is_set():
+            tally.in_flight = 1
+            try:
+                reply = client.execute_command(command, key, *args)
+            except (redis.ConnectionError, redis.TimeoutError):
+                return  # the reply never came: the call stays in flight
+            except redis.ReadOnlyError:
+                tally.in_flight = 0  # refused by a demoted master: not executed
+                return
+            except redis.ResponseError as e:
+                tally.in_flight, tally.error = 0, f"{command}: {e}"
+                return
+            tally.in_flight = 0
+            tally.acked += reply[0]
+            calls += 1
+            if wait_every and calls % wait_every == 0:
+                acked = tally.acked
+                try:
+                    if client.execute_command("WAIT", 1, 1000) == 1:
+                        tally.confirmed = acked
+                except (redis.ConnectionError, redis.TimeoutError):
+                    return
+                except redis.ResponseError as e:
+                    # A master turning into a replica unblocks a pending WAIT with an error.
+                    if "UNBLOCKED" not in str(e):
+                        tally.error = f"WAIT: {e}"
+                    return
+    finally:
+        client.close()
