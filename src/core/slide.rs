@@ -199,14 +199,15 @@ pub fn decide(now: i64, request: &SlideRequest, mode: Mode, log: &impl LogView) 
     // A log whose expiry has come is an empty window, even if Redis still shows it.
     let expired = stored_expiry.is_some_and(|at| at <= now);
     let cutoff = now.saturating_sub(largest.window_ms);
-    let (len, stale, newest) = if expired {
+    let (len, stale, newest_entry) = if expired {
         (0, 0, None)
     } else {
         let len = log.len();
         let stale = if len == 0 { 0 } else { log.count_through(cutoff) };
-        // The score only: the member (a string to read) is wanted only when recording.
-        (len, stale, if len == 0 { None } else { log.nth_newest(0) })
+        // One read of the newest entry serves its score and, when recording, its member.
+        (len, stale, if len == 0 { None } else { log.newest() })
     };
+    let newest = newest_entry.map(|e| e.score);
     let counted_in_largest = len - stale.min(len);
 
     let cost = request.cost;
@@ -238,7 +239,7 @@ pub fn decide(now: i64, request: &SlideRequest, mode: Mode, log: &impl LogView) 
     let append = records.then(|| Append {
         score: now,
         count: cost,
-        first_member: newest.and_then(|_| log.newest()).and_then(|e| e.member).map_or(*MEMBERS.start(), next_member),
+        first_member: newest_entry.and_then(|e| e.member).map_or(*MEMBERS.start(), next_member),
     });
     // The key must live until its newest entry leaves the largest window; it may live up
     // to the slack longer, so the expiry moves once per slack, not on every call.
