@@ -34,6 +34,7 @@ import platform
 import shutil
 import socket
 import statistics
+import struct
 import subprocess
 import sys
 import threading
@@ -157,11 +158,21 @@ BUCKET_ARGS = [str(BUCKET_WINDOW_MS), "1000000", "BUCKET", str(BUCKET_MS)]
 
 
 def held_buckets(r: redis.Redis, keys: list[str]) -> dict:
-    """The fewest buckets a key of `keys` holds, when it is a hash of today's layout (4
-    bookkeeping fields + the buckets); nothing when the layout is another."""
-    if r.type(keys[0]) != "hash":
-        return {}
-    return {"buckets_per_key": min(r.hlen(k) - 4 for k in keys)}
+    """The fewest counted buckets a key of `keys` holds (README "Keys": a string ring of
+    big-endian words; a bucket counts when its slot holds its start, between oldest and
+    newest); nothing when the keys have another layout."""
+    kw = r.connection_pool.connection_kwargs
+    rb = redis.Redis(host=kw["host"], port=kw["port"])  # the ring is bytes, not text
+    counts = []
+    for k in keys:
+        raw = rb.get(k) if rb.type(k) == b"string" else None
+        if raw is None or not raw.startswith(b"wlbucket"):
+            return {}
+        b, _total, oldest, newest, *words = struct.unpack(f">{len(raw) // 8 - 1}q", raw[8:])
+        slots = len(words) // 2
+        counts.append(sum(1 for j in range(slots) if oldest <= words[2 * j] <= newest
+                          and (words[2 * j] // b) % slots == j and words[2 * j + 1] > 0))
+    return {"buckets_per_key": min(counts)}
 
 
 def fill_buckets(r: redis.Redis, keys: list[str], args: list, window_ms: int, bucket_ms: int,

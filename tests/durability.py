@@ -7,6 +7,8 @@ during a test, so the units a key holds are exactly the accepted calls it has se
 
 import redis
 
+from harness import bucket_log
+
 W = 3_600_000           # no unit leaves an hour's window during a test
 GCRA_PERIOD = 10**12    # with limit 10^6: one unit refills per 10^6 ms, so nothing does
 GCRA_LIMIT = 10**6
@@ -42,7 +44,7 @@ def recorded(r, name, key, started_ms):
     if name == "fixed":
         return int(r.get(key) or 0)
     if name == "bucket":
-        return int(r.hget(key, "total") or 0)
+        return bucket_log(r, key)["total"] if r.exists(key) else 0
     value = r.get(key)
     if value is None:
         return 0

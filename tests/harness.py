@@ -210,6 +210,43 @@ def expiry_slack(window_ms):
     return min(window_ms // 8, 60000)
 
 
+# A bucketed log (SLIDE ... BUCKET) is a string of big-endian 64-bit words (README):
+# b"wlbucket", bucket_ms, total, oldest, newest, then per slot a bucket start and its units;
+# the bucket starting at s lives in slot (s // bucket_ms) % slots.
+BUCKET_MAGIC = b"wlbucket"
+
+
+def bucket_ring(bucket_ms, buckets, slots, total=None, oldest=None, newest=None):
+    """The bytes winlimit stores for `buckets` ({start: units}) in a ring of `slots`; the
+    header words default to what the buckets imply (pass others to write a hostile key)."""
+    import struct
+    total = sum(buckets.values()) if total is None else total
+    oldest = min(buckets) if oldest is None else oldest
+    newest = max(buckets) if newest is None else newest
+    words = [0] * (2 * slots)
+    for start, units in buckets.items():
+        j = (start // bucket_ms) % slots
+        words[2 * j:2 * j + 2] = [start, units]
+    return BUCKET_MAGIC + struct.pack(f">{4 + 2 * slots}q", bucket_ms, total, oldest, newest, *words)
+
+
+def bucket_log(client, key):
+    """A bucketed key as a dict: bucket_ms, total, oldest, newest, slots, and buckets
+    ({start: units} of the buckets that count: start in oldest..newest, in its own slot)."""
+    import struct
+    raw = client.get(key)
+    assert raw[:8] == BUCKET_MAGIC, raw[:8]
+    bucket_ms, total, oldest, newest, *words = struct.unpack(f">{len(raw) // 8 - 1}q", raw[8:])
+    slots = len(words) // 2
+    buckets = {}
+    for j in range(slots):
+        start, units = words[2 * j], words[2 * j + 1]
+        if oldest <= start <= newest and (start // bucket_ms) % slots == j and units:
+            buckets[start] = units
+    return {"bucket_ms": bucket_ms, "total": total, "oldest": oldest, "newest": newest,
+            "slots": slots, "buckets": buckets}
+
+
 def _server_version():
     out = subprocess.run([SERVER_BIN, "--version"], capture_output=True, text=True).stdout
     version = out.split("v=")[1].split()[0]

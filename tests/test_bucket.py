@@ -1,11 +1,12 @@
-"""WINLIMIT.SLIDE ... BUCKET ms: a sliding window counted per bucket, in a hash whose size
-does not grow with the limit."""
+"""WINLIMIT.SLIDE ... BUCKET ms: a sliding window counted per bucket, in a string ring of
+buckets whose size does not grow with the limit."""
 
 import time
 
 import pytest
 
-from harness import aof_bytes, call, error_of, expiry_slack, pexpiretime, server_ms, snapshot
+from harness import (aof_bytes, bucket_log, bucket_ring, call, error_of, expiry_slack, pexpiretime, server_ms,
+                     snapshot)
 from support import KeyEvents, wait_until
 
 W = 60000
@@ -30,21 +31,31 @@ def test_accepts_up_to_the_limit_then_rejects(r):
     assert replies[-1].limit == 3
 
 
-def test_the_hash_holds_one_bucket_and_its_bookkeeping(r):
+def test_a_new_key_holds_its_bookkeeping_and_one_bucket(r):
     before = server_ms(r)
     bucket(r, "k", W, 10, "COST", 4)
-    stored = {k.decode(): int(v) for k, v in r.hgetall("k").items()}
-    s = start_of(before)
-    if str(s) not in stored:  # the call may have landed in the next bucket
-        s += B
-    assert stored == {str(s): 4, "total": 4, "oldest": s, "newest": s, "bucket_ms": B}
+    stored = bucket_log(r, "k")
+    s = stored["newest"]
+    assert s in (start_of(before), start_of(before) + B)  # the call may land in the next bucket
+    assert stored == {"bucket_ms": B, "total": 4, "oldest": s, "newest": s, "slots": 1, "buckets": {s: 4}}
+
+
+def test_the_ring_holds_what_the_calls_recorded_as_buckets_open(r):
+    window, b = 2000, 100
+    recorded = 0
+    for _ in range(6):
+        recorded += call(r, "slide", "k", window, 100, "BUCKET", b).allowed
+        time.sleep(0.11)
+    stored = bucket_log(r, "k")
+    assert sum(stored["buckets"].values()) == stored["total"] == recorded == 6
+    assert len(stored["buckets"]) >= 5 and stored["slots"] >= len(stored["buckets"])
 
 
 def test_reset_and_retry_follow_the_bucket_end(r):
     bucket(r, "k", W, 1)
     after = server_ms(r)
     reply = bucket(r, "k", W, 1)
-    s = int(r.hget("k", "newest"))
+    s = bucket_log(r, "k")["newest"]
     # The bucket starting at s counts until s + B - 1 + W.
     assert reply.allowed == 0
     assert s + B - 1 + W - server_ms(r) <= reply.retry_after <= s + B - 1 + W - after
@@ -64,7 +75,7 @@ def test_a_retry_at_retry_after_is_accepted(r):
 def test_the_key_expires_when_its_newest_bucket_leaves_the_window(r):
     window, b = 300, 100
     reply = call(r, "slide", "k", window, 5, "BUCKET", b)
-    s = int(r.hget("k", "newest"))
+    s = bucket_log(r, "k")["newest"]
     assert s + b - 1 + window <= pexpiretime(r, "k") <= s + b - 1 + window + expiry_slack(window)
     time.sleep((reply.reset_after + expiry_slack(window)) / 1000 + 0.02)
     assert r.exists("k") == 0
@@ -107,11 +118,10 @@ def test_a_huge_limit_and_cost_answer_quickly_in_a_small_key(r):
 def test_sixty_one_occupied_buckets_take_under_two_kilobytes(r):
     now = server_ms(r)
     first = start_of(now) - 60 * B
-    fields = {str(first + i * B): 7 for i in range(61)}
-    r.hset("k", mapping={**fields, "bucket_ms": B, "total": 7 * 61, "oldest": first, "newest": first + 60 * B})
+    r.set("k", bucket_ring(B, {first + i * B: 7 for i in range(61)}, slots=61))
     reply = bucket(r, "k", W, 10**6)
     assert reply.allowed == 1
-    assert r.hlen("k") >= 61 + 4 - 1
+    assert len(bucket_log(r, "k")["buckets"]) >= 61 - 1
     assert r.memory_usage("k") < 2048
 
 
@@ -125,35 +135,41 @@ def test_a_changed_bucket_length_is_refused_and_the_key_untouched(server, r):
     assert snapshot(r, dump=True) == before
 
 
-def test_bucket_on_a_sorted_set_and_none_on_a_bucketed_hash_are_wrongtype(server, r):
+def test_bucket_on_a_sorted_set_or_hash_and_none_on_a_bucketed_key_are_wrongtype(server, r):
     call(r, "slide", "log", W, 5)
-    bucket(r, "hash", W, 5)
-    assert error_of(server.port, "WINLIMIT.SLIDE", "log", W, 5, "BUCKET", B) == WRONGTYPE
-    assert error_of(server.port, "WINLIMIT.SLIDE", "hash", W, 5) == WRONGTYPE
-    assert error_of(server.port, "WINLIMIT.SLIDE_RO", "hash", W, 5) == WRONGTYPE
+    bucket(r, "ring", W, 5)
+    r.hset("hash", "f", "v")
+    for key in ("log", "hash"):
+        assert error_of(server.port, "WINLIMIT.SLIDE", key, W, 5, "BUCKET", B) == WRONGTYPE
+    assert error_of(server.port, "WINLIMIT.SLIDE", "ring", W, 5) == WRONGTYPE
+    assert error_of(server.port, "WINLIMIT.SLIDE_RO", "ring", W, 5) == WRONGTYPE
 
 
 def hostile(now):
     s = start_of(now)
-    good = {"bucket_ms": B, "total": 2, "oldest": s, "newest": s, str(s): 2}
+    good = dict(bucket_ms=B, buckets={s: 2}, slots=1)
+    ring = bucket_ring(**good)
+    not_ours = "the string is not a bucketed log"
     return {
-        "missing total": ({k: v for k, v in good.items() if k != "total"}, "field 'total' is missing"),
-        "text total": ({**good, "total": "two"}, "field 'total' holds 'two', not an integer"),
-        "padded total": ({**good, "total": "02"}, "field 'total' holds '02', not an integer"),
-        "zero total": ({**good, "total": 0}, "total is not positive"),
-        "oldest off grid": ({**good, "oldest": s + 1}, "oldest and newest are not bucket starts in order"),
-        "newest before oldest": ({**good, "oldest": s + B, str(s + B): 1},
+        "a counter": (b"12", not_ours),
+        "a GCRA state": (b"gcra:1763812345000:0:1", not_ours),
+        "another marker": (b"wlbuckex" + ring[8:], not_ours),
+        "a torn slot": (ring[:-8], not_ours),
+        "no slot": (ring[:40], not_ours),
+        "zero total": (bucket_ring(**good, total=0), "total is not positive"),
+        "oldest off grid": (bucket_ring(**good, oldest=s + 1), "oldest and newest are not bucket starts in order"),
+        "newest before oldest": (bucket_ring(**good, oldest=s + B, newest=s),
                                  "oldest and newest are not bucket starts in order"),
-        "text bucket": ({**good, str(s): "x"}, f"field '{s}' holds 'x', not an integer"),
-        "negative bucket": ({**good, str(s): -2}, f"bucket {s} holds -2, not a positive count"),
-        "zero bucket_ms": ({**good, "bucket_ms": 0}, "bucket_ms is not positive"),
+        "a span beyond its slots": (bucket_ring(**good, oldest=s - B), "its buckets span more slots than it holds"),
+        "negative bucket": (bucket_ring(B, {s: -2}, slots=1, total=2), f"bucket {s} holds -2, not a count"),
+        "zero bucket_ms": (b"wlbucket" + bytes(8) + ring[16:], "bucket_ms is not positive"),
     }
 
 
 @pytest.mark.parametrize("case", list(hostile(0)))
-def test_a_hash_winlimit_did_not_write_is_an_error_and_untouched(server, r, case):
-    fields, what = hostile(server_ms(r))[case]
-    r.hset("k", mapping=fields)
+def test_a_string_winlimit_did_not_write_is_an_error_and_untouched(server, r, case):
+    value, what = hostile(server_ms(r))[case]
+    r.set("k", value)
     before = snapshot(r, dump=True)
     assert error_of(server.port, "WINLIMIT.SLIDE", "k", W, 5, "BUCKET", B) == \
         f"ERR this key holds what winlimit does not write: {what}"
@@ -164,7 +180,7 @@ def test_a_hash_winlimit_did_not_write_is_an_error_and_untouched(server, r, case
 
 
 def test_an_expired_key_reads_as_empty_whatever_its_bucket(r):
-    r.hset("k", mapping={"bucket_ms": 7, "total": 1, "oldest": 0, "newest": 0, "0": 1})
+    r.set("k", bucket_ring(7, {0: 1}, slots=1))
     r.pexpireat("k", server_ms(r) + 50)
     time.sleep(0.1)
     assert bucket(r, "k", W, 5)[:3] == (1, 5, 4)
@@ -172,18 +188,19 @@ def test_an_expired_key_reads_as_empty_whatever_its_bucket(r):
 
 # ---- effects: events, replication ----
 
-def test_events_are_those_of_hset_and_pexpireat(server, r):
+def test_events_are_those_of_set_pxat_then_bitfield(server, r):
     server.client.config_set("notify-keyspace-events", "KEA")
     ev = KeyEvents(server.new_client())
     try:
-        assert ev.events(lambda: bucket(r, "k", W, 5)) == [("hset", "k"), ("expire", "k")]
-        assert ev.events(lambda: bucket(r, "k", W, 5)) in ([], [("hset", "k")])
+        assert ev.events(lambda: bucket(r, "k", W, 5)) == [("set", "k"), ("expire", "k")]
+        # The same bucket again (or the next one, whose slot the ring grows for).
+        assert ev.events(lambda: bucket(r, "k", W, 5)) in ([("setbit", "k")], [("set", "k")])
     finally:
         ev.close()
         server.client.config_set("notify-keyspace-events", "")
 
 
-def test_a_steady_accepted_call_replicates_one_hset(start_server):
+def test_a_steady_accepted_call_replicates_one_bitfield(start_server):
     s = start_server(args=["--appendonly", "yes"])
     r = s.client
     wait_until(lambda: aof_settled(r), what="the AOF to be written directly, no rewrite under way")

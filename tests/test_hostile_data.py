@@ -6,10 +6,11 @@ identically."""
 import pytest
 import redis
 
-from harness import error_of, pexpiretime, snapshot, wait_replica_offset
+from harness import bucket_ring, error_of, pexpiretime, snapshot, wait_replica_offset
 
 W = 60_000
 BIG = 2**63  # one past i64
+I64_MAX = 2**63 - 1
 
 
 def prepare(r):
@@ -27,14 +28,18 @@ def prepare(r):
                         ("s:empty", "")]:
         r.set(name, value)
     s = now // 1000 * 1000
-    good = {"bucket_ms": 1000, "total": 3, "oldest": s, "newest": s, str(s): 3}
+    good = dict(bucket_ms=1000, buckets={s: 3}, slots=1)
     r.hset("h:text", mapping={"field": "value", "other": "x"})
-    r.hset("h:nonint", mapping={**good, "total": "1.5"})
-    r.hset("h:overflow", mapping={**good, "total": str(BIG), str(s): str(BIG)})
-    r.hset("h:huge-total", mapping={**good, "total": 2**62})
-    r.hset("h:far", mapping={**good, "oldest": 0, "newest": 10**15, "0": 1, str(10**15): 1, "total": 2})
-    r.hset("h:negative", mapping={**good, str(s): -3})
-    r.hset("h:good", mapping=good)
+    r.hset("h:old-layout", mapping={"bucket_ms": 1000, "total": 3, "oldest": s, "newest": s, str(s): 3})
+    r.set("r:good", bucket_ring(**good))
+    r.set("r:overflow", bucket_ring(1000, {s: I64_MAX}, slots=1))
+    r.set("r:huge-total", bucket_ring(**good, total=2**62))
+    r.set("r:far", bucket_ring(1000, {0: 1, 10**15: 1}, slots=4))
+    r.set("r:far-slots", bucket_ring(1000, {s - 3_000_000: 1, s: 1}, slots=3001))
+    r.set("r:negative", bucket_ring(1000, {s: -3}, slots=1, total=3))
+    r.set("r:stale", bucket_ring(1000, {s - 4000: 5, s: 3}, slots=2, oldest=s, total=3))
+    r.set("r:torn", bucket_ring(**good)[:-3])
+    r.set("r:marker-only", b"wlbucket")
     # Sequence members at and past the 32-bit wrap, members that are not 10 digits, a future score.
     r.zadd("z:wrap", {"4294967295": now - 2, "4294967294": now - 3})
     r.zadd("z:seq-big", {"9999999999": now, "99999999999": now - 1})
@@ -44,11 +49,10 @@ def prepare(r):
                         ("s:gcra-rem", f"gcra:{now}:9:3"), ("s:gcra-neg", f"gcra:{now}:-1:3"),
                         ("s:gcra-extra", f"gcra:{now}:0:3:4"), ("s:gcra-007", "gcra:007:0:3")]:
         r.set(name, value)
-    r.hset("h:bucket0", mapping={**good, "bucket_ms": 0})
-    r.hset("h:misaligned", mapping={"bucket_ms": 1000, "total": 1, "oldest": s + 1, "newest": s + 1, str(s + 1): 1})
-    r.hset("h:order", mapping={**good, "oldest": s + 1000, str(s + 1000): 1, "total": 4})
-    r.hset("h:neg-total", mapping={**good, "total": -3})
-    r.hset("h:padded", mapping={**good, "total": "03"})
+    r.set("r:bucket0", bucket_ring(**good).replace(bucket_ring(**good)[8:16], bytes(8), 1))
+    r.set("r:misaligned", bucket_ring(1000, {s + 1: 1}, slots=1))
+    r.set("r:order", bucket_ring(1000, {s: 3, s + 1000: 1}, slots=2, oldest=s + 1000, newest=s))
+    r.set("r:neg-total", bucket_ring(**good, total=-3))
     r.rpush("l:list", "a")
     r.sadd("t:set", "a")
     # Half the keys carry an expiry, so "unchanged" covers the expiry too. Absolute: Redis 6.2

@@ -4,7 +4,7 @@ import uuid
 
 import pytest
 
-from harness import call, server_ms, snapshot
+from harness import bucket_ring, call, server_ms, snapshot
 
 W = 60000  # long windows: nothing expires while keyspaces are compared
 ALIGNED_W = 10**12  # an aligned window ending in 2033, never about to end
@@ -30,9 +30,7 @@ def workload(r):
     for _ in range(4):
         call(r, "slide", "b:basic", W, 3, "BUCKET", 1000)   # bucketed: 3 accepted, 1 rejected
     call(r, "slide", "b:big", W, 10**9, "BUCKET", 100, "COST", 10**9)
-    r.hset("b:trim", mapping={"bucket_ms": 100, "total": 3, "oldest": (now // 100 - 1000) * 100,
-                              "newest": (now // 100) * 100, (now // 100 - 1000) * 100: 1,
-                              (now // 100) * 100: 2})
+    r.set("b:trim", bucket_ring(100, {(now // 100 - 1000) * 100: 1, (now // 100) * 100: 2}, slots=1001))
     call(r, "slide", "b:trim", W, 10, "BUCKET", 100)        # removes a departed bucket, records
     for _ in range(4):
         call(r, "gcra", "g:basic", W, 3)                    # 3 accepted, 1 rejected

@@ -10,7 +10,8 @@
 //!
 //! The stored state is a set of buckets plus bookkeeping: the bucket length, the running
 //! total of every stored bucket, and the oldest and newest stored bucket starts. Nothing
-//! here touches Redis: the adapter answers [`BucketView`] from a hash and carries out the
+//! here touches Redis: the adapter answers [`BucketView`] from a ring of buckets in a string
+//! ([`crate::core::bucket_ring`]) and carries out the
 //! [`BucketPlan`].
 
 use crate::core::request::{Mode, Window, MAX_WINDOWS};
@@ -265,7 +266,7 @@ fn check(
         0
     } else {
         // Buckets leave oldest first: find the one whose departure frees enough room.
-        let need = counted + cost - limit;
+        let need = counted.saturating_add(cost) - limit;
         let mut freed: i64 = 0;
         let mut freeing = first;
         for s in starts(first, header.map_or(first, |h| h.newest), b)? {

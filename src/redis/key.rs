@@ -129,6 +129,16 @@ impl Key {
         unsafe { std::ptr::copy_nonoverlapping(value.as_ptr(), ptr.cast::<u8>(), len) };
     }
 
+    /// Rewrites bytes of a string key's value in place, keeping its length and expiry.
+    pub fn write_string_in_place(&self, write: impl FnOnce(&mut [u8])) {
+        let mut len = 0usize;
+        let ptr = api!(RedisModule_StringDMA(self.handle, &mut len, raw::REDISMODULE_WRITE as c_int));
+        assert!(!ptr.is_null(), "string DMA refused a write");
+        // SAFETY: DMA gives `len` writable bytes at `ptr` while the key is open, and nothing
+        // else reads or writes them during `write`.
+        write(unsafe { std::slice::from_raw_parts_mut(ptr.cast::<u8>(), len) });
+    }
+
     /// Tells WATCH and client-side caching that the key changed. The module turns off
     /// Redis's implicit signal on closing a writable key, so a call that writes nothing
     /// (a rejection on a tidy key) leaves watchers alone, as core commands do.

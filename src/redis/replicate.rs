@@ -8,6 +8,7 @@ use std::os::raw::{c_char, c_int, c_longlong};
 
 use redis_module::raw;
 
+use crate::redis::api::OwnedString;
 use crate::redis::key::Key;
 
 type Replicate = unsafe extern "C" fn(*mut raw::RedisModuleCtx, *const c_char, *const c_char, ...) -> c_int;
@@ -55,6 +56,27 @@ pub fn set_bytes_pxat(key: &Key, value: &[u8], at: i64) {
     };
 }
 
+/// `SET key value`, the value given as bytes.
+pub fn set_bytes(key: &Key, value: &[u8]) {
+    // SAFETY: "sb" is a module string, then a buffer and its length.
+    unsafe { replicate()(key.ctx(), c"SET".as_ptr(), c"sb".as_ptr(), key.name(), value.as_ptr().cast::<c_char>(), value.len()) };
+}
+
+/// `BITFIELD key SET i64 #k value ...`: 64-bit words of a string, set in one command.
+pub fn bitfield_set_i64(key: &Key, words: &[(usize, i64)]) {
+    let ctx = key.ctx();
+    let set = OwnedString::from_bytes(ctx, b"SET");
+    let i64_type = OwnedString::from_bytes(ctx, b"i64");
+    let mut owned = Vec::with_capacity(2 * words.len());
+    for &(k, value) in words {
+        owned.push(OwnedString::from_bytes(ctx, format!("#{k}").as_bytes()));
+        owned.push(OwnedString::from_i64(ctx, value));
+    }
+    let argv: Vec<*mut raw::RedisModuleString> =
+        owned.chunks(2).flat_map(|pair| [set.0, i64_type.0, pair[0].0, pair[1].0]).collect();
+    with_args(key, c"BITFIELD", &argv);
+}
+
 /// `INCRBY key by`.
 pub fn incrby(key: &Key, by: i64) {
     // SAFETY: "sl" is a module string and a long long.
@@ -83,7 +105,7 @@ pub fn zadd_one(key: &Key, score: i64, member: *mut raw::RedisModuleString) {
 }
 
 /// `<command> key args...`, for commands whose argument list is built at run time (`ZADD`
-/// with many members, `HSET`, `HDEL`).
+/// with many members, `BITFIELD`).
 pub fn with_args(key: &Key, command: &std::ffi::CStr, args: &[*mut raw::RedisModuleString]) {
     // SAFETY: "sv" is a module string, then an array of module strings and its length.
     unsafe { replicate()(key.ctx(), command.as_ptr(), c"sv".as_ptr(), key.name(), args.as_ptr(), args.len()) };
