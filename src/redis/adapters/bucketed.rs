@@ -74,14 +74,11 @@ fn apply(key: &Key, plan: &BucketPlan, write: RingWrite) {
             key.notify(raw::REDISMODULE_NOTIFY_STRING as c_int, c"setbit");
         }
         RingWrite::Whole(bytes) => {
-            // A grown ring keeps the key's expiry unless the plan moves it.
+            // A grown ring keeps the key's expiry unless the plan moves it. A new string,
+            // not the old one extended, so the server allocates exactly its size.
             let at = expire_at.take().or_else(|| key.expires_at());
-            if key.kind() == KeyKind::String {
-                key.overwrite_string(&bytes);
-            } else {
-                let value = OwnedString::from_bytes(key.ctx(), &bytes);
-                api!(RedisModule_StringSet(key.handle(), value.0));
-            }
+            let value = OwnedString::from_bytes(key.ctx(), &bytes);
+            api!(RedisModule_StringSet(key.handle(), value.0));
             key.notify(raw::REDISMODULE_NOTIFY_STRING as c_int, c"set");
             match at {
                 Some(at) => {
