@@ -8,7 +8,7 @@ use crate::core::slide::expiry_slack;
 use crate::core::test_support::{edgy_i64, model_binding, ModelPair};
 use proptest::prelude::*;
 
-/// A hash stand-in: buckets, the header, and the key's expiry.
+/// A stored bucketed log stand-in: buckets, the header, and the key's expiry.
 #[derive(Debug, Default, Clone)]
 struct MemoryHash {
     buckets: BTreeMap<i64, i64>,
