@@ -117,3 +117,21 @@ class KeyEvents:
 
     def close(self):
         self.pubsub.close()
+
+
+def role(server):
+    return server.client.info("replication")["role"]
+
+
+def promote_with_replicaof_no_one(master, replica):
+    """The replica stops following; the old master stays a master and keeps taking writes."""
+    replica.client.execute_command("REPLICAOF", "NO", "ONE")
+    wait_until(lambda: role(replica) == "master", what="replica promoted")
+
+
+def promote_with_failover(master, replica):
+    """The master pauses writes, waits for the replica to catch up, then swaps roles."""
+    master.client.execute_command("FAILOVER", "TO", "127.0.0.1", replica.port)
+    wait_until(lambda: role(replica) == "master" and role(master) == "slave"
+               and master.client.info("replication")["master_failover_state"] == "no-failover",
+               timeout=30, what="FAILOVER to complete")

@@ -9,24 +9,7 @@ import pytest
 import redis
 
 from harness import call
-from support import W, wait_until
-
-
-def role(server):
-    return server.client.info("replication")["role"]
-
-
-def promote_with_replicaof_no_one(master, replica):
-    replica.client.execute_command("REPLICAOF", "NO", "ONE")
-    wait_until(lambda: role(replica) == "master", what="replica promoted")
-
-
-def promote_with_failover(master, replica):
-    master.client.execute_command("FAILOVER", "TO", "127.0.0.1", replica.port)
-    wait_until(lambda: role(replica) == "master" and role(master) == "slave"
-               and master.client.info("replication")["master_failover_state"] == "no-failover",
-               what="FAILOVER to complete")
-
+from support import W, promote_with_failover, promote_with_replicaof_no_one
 
 PROMOTIONS = {"replicaof-no-one": promote_with_replicaof_no_one, "failover": promote_with_failover}
 

@@ -8,30 +8,12 @@ import pytest
 
 from durability import SHAPES, Tally, hammer, recorded, with_limit
 from harness import server_ms
-from support import wait_until
+from support import promote_with_failover, promote_with_replicaof_no_one, wait_until
 
 CONFIRMED_BEFORE_PROMOTION = 200   # units WAIT confirmed on every key before the promotion
 
 
-def role(server):
-    return server.client.info("replication")["role"]
-
-
-def replicaof_no_one(master, replica):
-    """The replica stops following; the old master stays a master and keeps taking writes."""
-    replica.client.execute_command("REPLICAOF", "NO", "ONE")
-    wait_until(lambda: role(replica) == "master", what="replica promoted")
-
-
-def failover(master, replica):
-    """The master pauses writes, waits for the replica to catch up, then swaps roles."""
-    master.client.execute_command("FAILOVER", "TO", "127.0.0.1", replica.port)
-    wait_until(lambda: role(replica) == "master" and role(master) == "slave"
-               and master.client.info("replication")["master_failover_state"] == "no-failover",
-               timeout=30, what="FAILOVER to complete")
-
-
-@pytest.mark.parametrize("promotion", [replicaof_no_one, failover], ids=["replicaof-no-one", "failover"])
+@pytest.mark.parametrize("promotion", [promote_with_replicaof_no_one, promote_with_failover], ids=["replicaof-no-one", "failover"])
 def test_units_confirmed_before_a_promotion_are_counted_and_limits_stay_exact(start_server, promotion):
     master = start_server()
     replica = start_server(args=["--replicaof", "127.0.0.1", str(master.port)])

@@ -288,4 +288,4 @@ fn check(
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

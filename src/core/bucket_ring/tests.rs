@@ -1,10 +1,11 @@
-//! The ring against a map of buckets: the same calls decide the same, and the ring always
-//! holds exactly the map's buckets.
+//! The ring against the bucketed log's in-memory stand-in (a map of buckets): the same calls
+//! decide the same, and the ring always holds exactly the map's buckets.
 
 use std::collections::BTreeMap;
 
 use super::*;
 use crate::core::bucketed::decide;
+use crate::core::bucketed::tests::MemoryHash;
 use crate::core::request::{Mode, Window, Windows};
 use crate::core::slide::SlideRequest;
 use crate::core::verdict::Verdict;
@@ -62,48 +63,6 @@ impl RingKey {
             s += h.bucket_ms;
         }
         out
-    }
-}
-
-/// The same key as a map of buckets, the layout-free model.
-#[derive(Debug, Default, Clone)]
-struct MapKey {
-    buckets: BTreeMap<i64, i64>,
-    header: Option<Header>,
-    expires_at: Option<i64>,
-}
-
-impl BucketView for MapKey {
-    fn header(&self) -> Result<Option<Header>, StoredError> {
-        Ok(self.header)
-    }
-    fn expires_at(&self) -> Option<i64> {
-        self.expires_at
-    }
-    fn units(&self, start: i64) -> Result<i64, StoredError> {
-        Ok(self.buckets.get(&start).copied().unwrap_or(0))
-    }
-}
-
-impl MapKey {
-    fn call(&mut self, now: i64, request: &SlideRequest) -> Verdict {
-        let plan = decide(now, request, Mode::Record, self).unwrap();
-        if plan.discard {
-            *self = MapKey::default();
-        }
-        for s in &plan.remove {
-            self.buckets.remove(s);
-        }
-        if let Some((s, units)) = plan.record {
-            self.buckets.insert(s, units);
-        }
-        if plan.header.is_some() {
-            self.header = plan.header;
-        }
-        if let Some(at) = plan.expire_at.filter(|_| !self.buckets.is_empty()) {
-            self.expires_at = Some(at);
-        }
-        plan.verdict
     }
 }
 
@@ -210,13 +169,13 @@ proptest! {
     ) {
         let windows = [bucket_ms, bucket_ms * 7, bucket_ms * 20 + 13, bucket_ms * 60];
         let mut ring = RingKey::default();
-        let mut map = MapKey::default();
+        let mut map = MemoryHash::default();
         let mut now = 1_000_000i64;
         for (step, limit, largest, cost) in calls {
             now += step;
             let pairs: Vec<(i64, i64)> = windows[..=largest].iter().enumerate().map(|(i, &w)| (w, limit * (i as i64 + 1))).collect();
             let r = request(&pairs, cost, bucket_ms);
-            let expected = map.call(now, &r);
+            let expected = map.call(now, &r, Mode::Record);
             prop_assert_eq!(ring.call(now, &r).unwrap(), expected);
             prop_assert_eq!(ring.buckets(), map.buckets.clone());
             prop_assert_eq!(ring.expires_at, map.expires_at);

@@ -8,12 +8,13 @@ use crate::core::slide::expiry_slack;
 use crate::core::test_support::{edgy_i64, model_binding, ModelPair};
 use proptest::prelude::*;
 
-/// A stored bucketed log stand-in: buckets, the header, and the key's expiry.
+/// A bucketed log held in memory: buckets, the header, and the key's expiry. The ring's
+/// tests compare the stored layout with it.
 #[derive(Debug, Default, Clone)]
-struct MemoryHash {
-    buckets: BTreeMap<i64, i64>,
-    header: Option<Header>,
-    expires_at: Option<i64>,
+pub(crate) struct MemoryHash {
+    pub buckets: BTreeMap<i64, i64>,
+    pub header: Option<Header>,
+    pub expires_at: Option<i64>,
 }
 
 impl BucketView for MemoryHash {
@@ -31,7 +32,7 @@ impl BucketView for MemoryHash {
 }
 
 impl MemoryHash {
-    fn call(&mut self, now: i64, request: &SlideRequest, mode: Mode) -> Verdict {
+    pub fn call(&mut self, now: i64, request: &SlideRequest, mode: Mode) -> Verdict {
         let plan = decide(now, request, mode, self).expect("a valid state");
         if mode == Mode::Peek {
             assert!(plan.is_noop(), "a peek must not plan writes: {plan:?}");
