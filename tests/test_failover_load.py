@@ -43,7 +43,7 @@ def test_units_confirmed_before_a_promotion_are_counted_and_limits_stay_exact(st
         assert confirmed[key] >= CONFIRMED_BEFORE_PROMOTION
         # Nothing confirmed is lost, and nothing is counted that the old master did not take.
         assert confirmed[key] <= found <= tally.acked + tally.in_flight, key
-        if promotion is failover:
+        if promotion is promote_with_failover:
             # FAILOVER waits for the replica before it swaps; writes that arrive meanwhile
             # are refused (READONLY), so the new master holds exactly what was acknowledged.
             assert found == tally.acked, key
