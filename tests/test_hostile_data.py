@@ -3,7 +3,6 @@ them answers a verdict or an error, the server stays up, an error leaves the key
 and what a verdict writes reaches a replica without the module and an AOF replay
 identically."""
 
-import pytest
 import redis
 
 from harness import bucket_ring, error_of, pexpiretime, snapshot, wait_replica_offset
