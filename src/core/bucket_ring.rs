@@ -33,6 +33,10 @@ const NEWEST: usize = 4;
 const HEADER_WORDS: usize = 5;
 const WORD: usize = 8;
 
+/// The most slots a ring is ever built with: the walks of [`crate::core::bucketed`] refuse
+/// longer spans anyway.
+const MAX_SLOTS: usize = crate::core::bucketed::MAX_WALK as usize;
+
 /// The word holding slot `j`'s bucket start; its units are in the next word.
 fn start_word(j: usize) -> usize {
     HEADER_WORDS + 2 * j
@@ -116,9 +120,10 @@ impl<'a> Ring<'a> {
     }
 }
 
-/// Buckets from `oldest` to `newest`, inclusive.
+/// Buckets from `oldest` to `newest`, inclusive (saturating: a hostile header may hold any
+/// words).
 fn span(h: &Header) -> i64 {
-    (h.newest - h.oldest) / h.bucket_ms + 1
+    (h.newest.saturating_sub(h.oldest) / h.bucket_ms.max(1)).saturating_add(1)
 }
 
 /// A stored value (or none) as the decision reads it, with the key's expiry. The value is
@@ -191,6 +196,9 @@ pub fn write_for(plan: &BucketPlan, stored: Option<&Ring>, window_ms: i64) -> Re
             // Grown by doubling, so a key that sees few buckets stays small and a busy one
             // is rebuilt a handful of times on its way to the window's size.
             let span = usize::try_from(span(&after)).unwrap_or(usize::MAX);
+            if span > MAX_SLOTS {
+                return Err(StoredError::Invalid("its buckets span more than winlimit writes".to_string()));
+            }
             let slots = span.next_power_of_two().min(slots_for(window_ms, after.bucket_ms).max(span));
             let mut bytes = vec![0u8; (HEADER_WORDS + 2 * slots) * WORD];
             let mut set = |k: usize, value: i64| bytes[k * WORD..(k + 1) * WORD].copy_from_slice(&value.to_be_bytes());

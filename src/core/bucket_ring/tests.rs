@@ -8,6 +8,7 @@ use crate::core::bucketed::decide;
 use crate::core::bucketed::tests::MemoryHash;
 use crate::core::request::{Mode, Window, Windows};
 use crate::core::slide::SlideRequest;
+use crate::core::test_support::edgy_i64;
 use crate::core::verdict::Verdict;
 use proptest::prelude::*;
 
@@ -193,4 +194,57 @@ fn counts_near_the_top_of_i64_answer_or_refuse_without_overflowing() {
     let rejected = key.clone().call(5_000_100, &request(&[(1000, 2), (60_000, 10)], 2, 1000)).unwrap();
     assert!(!rejected.allowed);
     assert!(key.call(5_000_100, &request(&[(60_000, i64::MAX)], 1, 1000)).is_err());
+}
+
+proptest! {
+    /// Any words after the marker, any call: an answer or an error, never a panic; and what
+    /// a call writes is a ring that reads back valid.
+    #[test]
+    fn fuzz_a_ring_of_any_words_never_panics(
+        words in proptest::collection::vec(prop_oneof![edgy_i64(), 0i64..5, 1_000_000i64..1_000_100], 4..20),
+        marked in any::<bool>(),
+        aligned in any::<bool>(),
+        now in edgy_i64(),
+        window in 1i64..=crate::core::request::MAX_WINDOW_MS,
+        limit in 0i64..=1_000_000_000_000,
+        cost in 1i64..=i64::MAX,
+        bucket in 1i64..=1_000_000_000_000,
+        expires_at in proptest::option::of(edgy_i64()),
+        record in any::<bool>(),
+    ) {
+        let b = bucket.min(window);
+        let mut words = words;
+        if aligned {
+            // A header of this bucket length with oldest and newest on its grid, and slots
+            // holding starts near them: what gets past the first checks.
+            words[0] = b;
+            words[2] = words[2].div_euclid(b).saturating_mul(b);
+            words[3] = words[2].saturating_add(words[3].rem_euclid(8).saturating_mul(b));
+            for j in (4..words.len()).step_by(2) {
+                words[j] = words[2].saturating_add((words[j].rem_euclid(8)).saturating_mul(b));
+            }
+        }
+        let mut bytes: Vec<u8> = if marked { MAGIC.to_vec() } else { Vec::new() };
+        bytes.extend(words.iter().flat_map(|w| w.to_be_bytes()));
+        let r = request(&[(window, limit)], cost, b);
+        let mode = if record { Mode::Record } else { Mode::Peek };
+        let view = RingView { bytes: Some(&bytes), expires_at };
+        if let Ok(plan) = decide(now, &r, mode, &view) {
+            let stored = if plan.stored.is_some() { view.ring().ok().flatten() } else { None };
+            let written = match write_for(&plan, stored.as_ref(), window) {
+                Ok(RingWrite::Whole(whole)) => Some(whole),
+                Ok(RingWrite::Words(words)) if !plan.discard => {
+                    let mut after = bytes.clone();
+                    set_words(&mut after, &words);
+                    Some(after)
+                }
+                _ => None,
+            };
+            if let Some(after) = written {
+                let ring = Ring::parse(&after);
+                prop_assert!(ring.is_ok());
+                prop_assert!(ring.unwrap().header().is_ok());
+            }
+        }
+    }
 }
