@@ -76,10 +76,6 @@ fn always() -> bool {
     true
 }
 
-fn cell_compat() -> bool {
-    config::cell_compat()
-}
-
 const KEY: ArgDoc = ArgDoc::new(c"key", ArgKind::Key);
 const COST: ArgDoc = ArgDoc::option(c"cost", ArgKind::Integer, c"COST");
 const WINDOW_PAIR: [ArgDoc; 2] = [ArgDoc::new(c"window_ms", ArgKind::Integer), ArgDoc::new(c"limit", ArgKind::Integer)];
@@ -206,7 +202,7 @@ pub static TABLE: [CommandSpec; 7] = [
         complexity: c"O(1)",
         since: c"0.2.0",
         args: &CELL_ARGS,
-        enabled: cell_compat,
+        enabled: config::cell_compat,
     },
 ];
 

@@ -122,11 +122,8 @@ impl Key {
     /// drop it).
     pub fn overwrite_string(&self, value: &[u8]) {
         api!(RedisModule_StringTruncate(self.handle, value.len()));
-        let mut len = 0usize;
-        let ptr = api!(RedisModule_StringDMA(self.handle, &mut len, raw::REDISMODULE_WRITE as c_int));
-        assert!(!ptr.is_null() && len == value.len(), "string DMA refused a write");
-        // SAFETY: DMA gives `len` writable bytes at `ptr`, and `len == value.len()`.
-        unsafe { std::ptr::copy_nonoverlapping(value.as_ptr(), ptr.cast::<u8>(), len) };
+        // `copy_from_slice` checks the lengths agree (a panic the handler turns into an error).
+        self.write_string_in_place(|bytes| bytes.copy_from_slice(value));
     }
 
     /// Rewrites bytes of a string key's value in place, keeping its length and expiry.

@@ -8,6 +8,7 @@ use std::os::raw::{c_char, c_int, c_longlong};
 
 use redis_module::raw;
 
+use crate::core::parse::format_int;
 use crate::redis::api::OwnedString;
 use crate::redis::key::Key;
 
@@ -69,7 +70,10 @@ pub fn bitfield_set_i64(key: &Key, words: &[(usize, i64)]) {
     let i64_type = OwnedString::from_bytes(ctx, b"i64");
     let mut owned = Vec::with_capacity(2 * words.len());
     for &(k, value) in words {
-        owned.push(OwnedString::from_bytes(ctx, format!("#{k}").as_bytes()));
+        // `#k`: the k-th i64 word, formatted without allocating.
+        let mut offset = [b'#'; 21];
+        let len = format_int(i64::try_from(k).unwrap_or(i64::MAX), &mut offset[1..]);
+        owned.push(OwnedString::from_bytes(ctx, &offset[..=len]));
         owned.push(OwnedString::from_i64(ctx, value));
     }
     let argv: Vec<*mut raw::RedisModuleString> =
