@@ -100,8 +100,7 @@ impl<'a> Ring<'a> {
 
     /// The slot of the bucket starting at `start`.
     fn slot_of(&self, start: i64, bucket_ms: i64) -> usize {
-        // `slots()` is at least 1 and fits in i64; the remainder is below it.
-        start.div_euclid(bucket_ms).rem_euclid(self.slots() as i64) as usize
+        slot_index(start, bucket_ms, self.slots())
     }
 
     /// Units of the bucket starting at `start`, under the validated header `h`.
@@ -120,6 +119,12 @@ impl<'a> Ring<'a> {
     }
 }
 
+/// The slot of the bucket starting at `start` in a ring of `slots` (at least 1).
+fn slot_index(start: i64, bucket_ms: i64, slots: usize) -> usize {
+    // `slots` is the length of a string over 16 and fits in i64; the remainder is below it.
+    start.div_euclid(bucket_ms).rem_euclid(slots as i64) as usize
+}
+
 /// Buckets from `oldest` to `newest`, inclusive (saturating: a hostile header may hold any
 /// words).
 fn span(h: &Header) -> i64 {
@@ -127,22 +132,34 @@ fn span(h: &Header) -> i64 {
 }
 
 /// A stored value (or none) as the decision reads it, with the key's expiry. The value is
-/// parsed only when read: a key whose expiry has passed reads as empty, whatever it holds.
+/// parsed and its header checked once, and an error is reported only when the decision
+/// reads the value: a key whose expiry has passed reads as empty, whatever it holds.
 pub struct RingView<'a> {
-    pub bytes: Option<&'a [u8]>,
-    pub expires_at: Option<i64>,
+    stored: Result<Option<(Ring<'a>, Header)>, StoredError>,
+    expires_at: Option<i64>,
 }
 
 impl<'a> RingView<'a> {
+    /// `bytes` is the key's value, `None` for a missing key.
+    pub fn new(bytes: Option<&'a [u8]>, expires_at: Option<i64>) -> Self {
+        let stored = bytes
+            .map(|bytes| {
+                let ring = Ring::parse(bytes)?;
+                Ok((ring, ring.header()?))
+            })
+            .transpose();
+        RingView { stored, expires_at }
+    }
+
     /// The stored ring, `None` for a missing key.
     pub fn ring(&self) -> Result<Option<Ring<'a>>, StoredError> {
-        self.bytes.map(Ring::parse).transpose()
+        self.stored.clone().map(|stored| stored.map(|(ring, _)| ring))
     }
 }
 
 impl BucketView for RingView<'_> {
     fn header(&self) -> Result<Option<Header>, StoredError> {
-        self.ring()?.as_ref().map(Ring::header).transpose()
+        self.stored.clone().map(|stored| stored.map(|(_, header)| header))
     }
 
     fn expires_at(&self) -> Option<i64> {
@@ -150,9 +167,10 @@ impl BucketView for RingView<'_> {
     }
 
     fn units(&self, start: i64) -> Result<i64, StoredError> {
-        match self.ring()? {
-            None => Ok(0),
-            Some(ring) => ring.units(&ring.header()?, start),
+        match &self.stored {
+            Ok(None) => Ok(0),
+            Ok(Some((ring, header))) => ring.units(header, start),
+            Err(error) => Err(error.clone()),
         }
     }
 }
@@ -200,27 +218,23 @@ pub fn write_for(plan: &BucketPlan, stored: Option<&Ring>, window_ms: i64) -> Re
                 return Err(StoredError::Invalid("its buckets span more than winlimit writes".to_string()));
             }
             let slots = span.next_power_of_two().min(slots_for(window_ms, after.bucket_ms).max(span));
-            let mut bytes = vec![0u8; (HEADER_WORDS + 2 * slots) * WORD];
-            let mut set = |k: usize, value: i64| bytes[k * WORD..(k + 1) * WORD].copy_from_slice(&value.to_be_bytes());
-            set(BUCKET_MS, after.bucket_ms);
-            set(TOTAL, after.total);
-            set(OLDEST, after.oldest);
-            set(NEWEST, after.newest);
-            let mut s = after.oldest;
-            while s <= after.newest {
+            let mut words =
+                vec![(BUCKET_MS, after.bucket_ms), (TOTAL, after.total), (OLDEST, after.oldest), (NEWEST, after.newest)];
+            // `oldest + (span - 1) * bucket_ms` is `newest`: no step past it to overflow.
+            for s in (0..span as i64).map(|i| after.oldest + i * after.bucket_ms) {
                 let units = match (plan.record, live) {
                     (Some((at, units)), _) if at == s => units,
                     (_, Some((ring, before))) => ring.units(&before, s)?,
                     (_, None) => 0,
                 };
                 if units > 0 {
-                    let j = usize::try_from(s.div_euclid(after.bucket_ms).rem_euclid(slots as i64)).unwrap_or(0);
-                    set(start_word(j), s);
-                    set(start_word(j) + 1, units);
+                    let j = slot_index(s, after.bucket_ms, slots);
+                    words.extend([(start_word(j), s), (start_word(j) + 1, units)]);
                 }
-                s += after.bucket_ms;
             }
+            let mut bytes = vec![0u8; (HEADER_WORDS + 2 * slots) * WORD];
             bytes[..WORD].copy_from_slice(&MAGIC);
+            set_words(&mut bytes, &words);
             Ok(RingWrite::Whole(bytes))
         }
     }

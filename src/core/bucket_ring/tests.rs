@@ -29,7 +29,7 @@ struct RingKey {
 
 impl RingKey {
     fn call(&mut self, now: i64, request: &SlideRequest) -> Result<Verdict, StoredError> {
-        let view = RingView { bytes: self.bytes.as_deref(), expires_at: self.expires_at };
+        let view = RingView::new(self.bytes.as_deref(), self.expires_at);
         let plan = decide(now, request, Mode::Record, &view)?;
         let stored = if plan.stored.is_some() { view.ring()? } else { None };
         let write = write_for(&plan, stored.as_ref(), request.windows.largest().window_ms)?;
@@ -52,18 +52,12 @@ impl RingKey {
         let Some(bytes) = &self.bytes else { return BTreeMap::new() };
         let ring = Ring::parse(bytes).unwrap();
         let h = ring.header().unwrap();
-        let mut out = BTreeMap::new();
-        let mut s = h.oldest;
-        while s <= h.newest {
-            match ring.units(&h, s).unwrap() {
-                0 => {}
-                units => {
-                    out.insert(s, units);
-                }
-            }
-            s += h.bucket_ms;
-        }
-        out
+        let span = (h.newest - h.oldest) / h.bucket_ms + 1;
+        (0..span)
+            .map(|i| h.oldest + i * h.bucket_ms)
+            .map(|s| (s, ring.units(&h, s).unwrap()))
+            .filter(|&(_, units)| units != 0)
+            .collect()
     }
 }
 
@@ -103,7 +97,7 @@ fn a_unit_in_the_newest_bucket_rewrites_its_count_and_the_total_only() {
     key.call(5_050, &r).unwrap();
     let ring_bytes = key.bytes.clone().unwrap();
     let ring = Ring::parse(&ring_bytes).unwrap();
-    let view = RingView { bytes: Some(&ring_bytes), expires_at: key.expires_at };
+    let view = RingView::new(Some(&ring_bytes), key.expires_at);
     let plan = decide(5_060, &r, Mode::Record, &view).unwrap();
     assert_eq!(write_for(&plan, Some(&ring), 1000).unwrap(), RingWrite::Words(vec![(2, 2), (6, 2)]));
 }
@@ -185,6 +179,13 @@ proptest! {
 }
 
 #[test]
+fn a_new_ring_in_the_last_bucket_before_the_end_of_i64_is_written() {
+    let mut key = RingKey::default();
+    assert!(key.call(i64::MAX, &request(&[(1000, 10)], 1, 100)).unwrap().allowed);
+    assert_eq!(key.buckets(), BTreeMap::from([(i64::MAX / 100 * 100, 1)]));
+}
+
+#[test]
 fn counts_near_the_top_of_i64_answer_or_refuse_without_overflowing() {
     let mut key = RingKey::default();
     key.call(5_000_000, &request(&[(60_000, 10)], 1, 1000)).unwrap();
@@ -228,7 +229,7 @@ proptest! {
         bytes.extend(words.iter().flat_map(|w| w.to_be_bytes()));
         let r = request(&[(window, limit)], cost, b);
         let mode = if record { Mode::Record } else { Mode::Peek };
-        let view = RingView { bytes: Some(&bytes), expires_at };
+        let view = RingView::new(Some(&bytes), expires_at);
         if let Ok(plan) = decide(now, &r, mode, &view) {
             let stored = if plan.stored.is_some() { view.ring().ok().flatten() } else { None };
             let written = match write_for(&plan, stored.as_ref(), window) {
