@@ -34,7 +34,6 @@ import platform
 import shutil
 import socket
 import statistics
-import struct
 import subprocess
 import sys
 import threading
@@ -47,6 +46,9 @@ import redis
 
 BENCH_DIR = Path(__file__).resolve().parent
 REPO = BENCH_DIR.parent
+sys.path.insert(0, str(REPO / "tests"))
+import bucket_layout  # noqa: E402  (the bucketed log's bytes, shared with the tests)
+
 LUA_DIR = BENCH_DIR / "lua"
 TMP = BENCH_DIR / ".tmp"
 DEFAULT_MODULE = REPO / "target" / "release" / "libwinlimit.so"
@@ -158,21 +160,14 @@ BUCKET_ARGS = [str(BUCKET_WINDOW_MS), "1000000", "BUCKET", str(BUCKET_MS)]
 
 
 def held_buckets(r: redis.Redis, keys: list[str]) -> dict:
-    """The fewest counted buckets a key of `keys` holds (README "Keys": a string ring of
-    big-endian words; a bucket counts when its slot holds its start, between oldest and
-    newest); nothing when the keys have another layout."""
+    """The fewest counted buckets a key of `keys` holds (README "Keys": a string ring, read
+    by tests/bucket_layout.py); nothing when the keys have another layout."""
     kw = r.connection_pool.connection_kwargs
     rb = redis.Redis(host=kw["host"], port=kw["port"])  # the ring is bytes, not text
-    counts = []
-    for k in keys:
-        raw = rb.get(k) if rb.type(k) == b"string" else None
-        if raw is None or not raw.startswith(b"wlbucket"):
-            return {}
-        b, _total, oldest, newest, *words = struct.unpack(f">{len(raw) // 8 - 1}q", raw[8:])
-        slots = len(words) // 2
-        counts.append(sum(1 for j in range(slots) if oldest <= words[2 * j] <= newest
-                          and (words[2 * j] // b) % slots == j and words[2 * j + 1] > 0))
-    return {"buckets_per_key": min(counts)}
+    logs = [bucket_layout.decode(rb.get(k)) if rb.type(k) == b"string" else None for k in keys]
+    if any(log is None for log in logs):
+        return {}
+    return {"buckets_per_key": min(len(log["buckets"]) for log in logs)}
 
 
 def fill_buckets(r: redis.Redis, keys: list[str], args: list, window_ms: int, bucket_ms: int,

@@ -6,11 +6,19 @@ import pytest
 import harness
 
 
-@pytest.fixture(scope="module")
-def server():
-    s = harness.RedisServer()
-    yield s
-    s.stop()
+def module_server(**kw):
+    """A fixture: one server started with these RedisServer kwargs per test module."""
+
+    @pytest.fixture(scope="module")
+    def fixture():
+        s = harness.RedisServer(**kw)
+        yield s
+        s.stop()
+
+    return fixture
+
+
+server = module_server()
 
 
 @pytest.fixture

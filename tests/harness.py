@@ -21,6 +21,8 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
+import bucket_layout
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TMP_ROOT = os.path.join(REPO, "tests", ".tmp")
 # The server under test: Debian's redis-server by default; WINLIMIT_SERVER_BIN (and
@@ -210,41 +212,15 @@ def expiry_slack(window_ms):
     return min(window_ms // 8, 60000)
 
 
-# A bucketed log (SLIDE ... BUCKET) is a string of big-endian 64-bit words (README):
-# b"wlbucket", bucket_ms, total, oldest, newest, then per slot a bucket start and its units;
-# the bucket starting at s lives in slot (s // bucket_ms) % slots.
-BUCKET_MAGIC = b"wlbucket"
-
-
-def bucket_ring(bucket_ms, buckets, slots, total=None, oldest=None, newest=None):
-    """The bytes winlimit stores for `buckets` ({start: units}) in a ring of `slots`; the
-    header words default to what the buckets imply (pass others to write a hostile key)."""
-    import struct
-    total = sum(buckets.values()) if total is None else total
-    oldest = min(buckets) if oldest is None else oldest
-    newest = max(buckets) if newest is None else newest
-    words = [0] * (2 * slots)
-    for start, units in buckets.items():
-        j = (start // bucket_ms) % slots
-        words[2 * j:2 * j + 2] = [start, units]
-    return BUCKET_MAGIC + struct.pack(f">{4 + 2 * slots}q", bucket_ms, total, oldest, newest, *words)
+# A bucketed log's bytes: tests/bucket_layout.py.
+bucket_ring = bucket_layout.encode
 
 
 def bucket_log(client, key):
-    """A bucketed key as a dict: bucket_ms, total, oldest, newest, slots, and buckets
-    ({start: units} of the buckets that count: start in oldest..newest, in its own slot)."""
-    import struct
-    raw = client.get(key)
-    assert raw[:8] == BUCKET_MAGIC, raw[:8]
-    bucket_ms, total, oldest, newest, *words = struct.unpack(f">{len(raw) // 8 - 1}q", raw[8:])
-    slots = len(words) // 2
-    buckets = {}
-    for j in range(slots):
-        start, units = words[2 * j], words[2 * j + 1]
-        if oldest <= start <= newest and (start // bucket_ms) % slots == j and units:
-            buckets[start] = units
-    return {"bucket_ms": bucket_ms, "total": total, "oldest": oldest, "newest": newest,
-            "slots": slots, "buckets": buckets}
+    """The bucketed key `key` decoded (bucket_layout.decode); it must be one."""
+    log = bucket_layout.decode(client.get(key))
+    assert log is not None, client.get(key)
+    return log
 
 
 def _server_version():

@@ -7,16 +7,13 @@ import os
 import pytest
 import redis
 
-from harness import REDIS_62, RedisServer, error_of, server_ms, snapshot
+from fixtures import module_server
+from harness import REDIS_62, error_of, server_ms, snapshot
 
 SEQUENCE = os.path.join(os.path.dirname(__file__), "data", "redis_cell_sequence.json")
 
 
-@pytest.fixture(scope="module")
-def compat():
-    s = RedisServer(module_args=["cell-compat", "yes"], args=["--appendonly", "yes"])
-    yield s
-    s.stop()
+compat = module_server(module_args=["cell-compat", "yes"], args=["--appendonly", "yes"])
 
 
 @pytest.fixture

@@ -4,6 +4,7 @@ the exact log, whose size grows with the limit; FIXED keeps one number whatever 
 import pytest
 import redis
 
+from fixtures import module_server
 from harness import REDIS_62, RedisServer, call, error_of, snapshot
 from support import W
 
@@ -15,12 +16,8 @@ def max_limit(r):
     return r.config_get("winlimit.max-limit")["winlimit.max-limit"]
 
 
-@pytest.fixture(scope="module")
-def small():
-    """A server loaded with `--loadmodule libwinlimit.so max-limit 5`."""
-    s = RedisServer(module_args=["max-limit", "5"])
-    yield s
-    s.stop()
+# A server loaded with `--loadmodule libwinlimit.so max-limit 5`.
+small = module_server(module_args=["max-limit", "5"])
 
 
 @pytest.fixture
