@@ -16,6 +16,7 @@ import socket
 import subprocess
 import tempfile
 import time
+import tomllib
 
 import redis
 from redis.backoff import NoBackoff
@@ -29,6 +30,9 @@ TMP_ROOT = os.path.join(REPO, "tests", ".tmp")
 # WINLIMIT_CLI_BIN for cluster set-up) select another, e.g. Valkey (`make test-valkey`).
 SERVER_BIN = os.environ.get("WINLIMIT_SERVER_BIN", "redis-server")
 CLI_BIN = os.environ.get("WINLIMIT_CLI_BIN", "redis-cli")
+# The one version of the module and the client: Cargo.toml's.
+with open(os.path.join(REPO, "Cargo.toml"), "rb") as _f:
+    CARGO_VERSION = tomllib.load(_f)["package"]["version"]
 START_TIMEOUT = 10.0
 STOP_TIMEOUT = 10.0
 
