@@ -76,10 +76,13 @@ class RedisServer:
 
     module: load the winlimit module; module_args: arguments after the .so path;
     args: extra command-line arguments, e.g. ["--appendonly", "yes"] or
-    ["--replicaof", "127.0.0.1", "6380"]; dir: reuse this directory (else a fresh one).
+    ["--replicaof", "127.0.0.1", "6380"]; dir: reuse this directory (else a fresh one), also
+    the server's working directory; config: a configuration file read first (the command
+    line's port, bind and dir override it).
     """
 
-    def __init__(self, module=True, module_args=(), args=(), dir=None, port=None):
+    def __init__(self, module=True, module_args=(), args=(), dir=None, port=None, config=None):
+        self.config = config
         self.module = module
         self.module_args = list(module_args)
         self.args = list(args)
@@ -95,7 +98,7 @@ class RedisServer:
         return self.proc.pid if self.proc else None
 
     def _command(self, port):
-        cmd = [SERVER_BIN, "--port", str(port), "--bind", "127.0.0.1",
+        cmd = [SERVER_BIN, *([self.config] if self.config else []), "--port", str(port), "--bind", "127.0.0.1",
                "--save", "", "--appendonly", "no", "--dir", self.dir,
                "--repl-diskless-sync-delay", "0"]
         if self.module:
