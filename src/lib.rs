@@ -31,7 +31,10 @@ const fn encode_version(version: &str) -> c_int {
     let (mut parts, mut part, mut count, mut i) = ([0 as c_int; 3], 0 as c_int, 0, 0);
     while i <= bytes.len() {
         if i == bytes.len() || bytes[i] == b'.' {
-            assert!(count < 3 && (count == 0 || part < 100), "version must be major.minor.patch, minor and patch < 100");
+            assert!(
+                count < 3 && (count == 0 || part < 100),
+                "version must be major.minor.patch, minor and patch < 100"
+            );
             parts[count] = part;
             (part, count) = (0, count + 1);
         } else {

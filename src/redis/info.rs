@@ -9,10 +9,11 @@ use crate::redis::commands::TABLE;
 use crate::redis::stats;
 
 /// The module's version as `INFO winlimit` prints it (`winlimit_version:0.4.0`).
-const VERSION: &std::ffi::CStr = match std::ffi::CStr::from_bytes_with_nul(concat!(env!("CARGO_PKG_VERSION"), "\0").as_bytes()) {
-    Ok(version) => version,
-    Err(_) => panic!("the package version has no NUL"),
-};
+const VERSION: &std::ffi::CStr =
+    match std::ffi::CStr::from_bytes_with_nul(concat!(env!("CARGO_PKG_VERSION"), "\0").as_bytes()) {
+        Ok(version) => version,
+        Err(_) => panic!("the package version has no NUL"),
+    };
 
 /// Writes `# winlimit` with `winlimit_version`, then `# winlimit_stats` with
 /// `winlimit_<command>_{calls,allowed,rejected,errors}` for every registered command.

@@ -60,7 +60,16 @@ pub fn set_bytes_pxat(key: &Key, value: &[u8], at: i64) {
 /// `SET key value`, the value given as bytes.
 pub fn set_bytes(key: &Key, value: &[u8]) {
     // SAFETY: "sb" is a module string, then a buffer and its length.
-    unsafe { replicate()(key.ctx(), c"SET".as_ptr(), c"sb".as_ptr(), key.name(), value.as_ptr().cast::<c_char>(), value.len()) };
+    unsafe {
+        replicate()(
+            key.ctx(),
+            c"SET".as_ptr(),
+            c"sb".as_ptr(),
+            key.name(),
+            value.as_ptr().cast::<c_char>(),
+            value.len(),
+        )
+    };
 }
 
 /// `BITFIELD key SET i64 #k value ...`: 64-bit words of a string, set in one command.
