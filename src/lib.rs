@@ -69,13 +69,17 @@ pub unsafe extern "C" fn RedisModule_OnLoad(
     } else {
         unsafe { std::slice::from_raw_parts(argv, usize::try_from(argc).unwrap_or(0)) }
     };
-    match std::panic::catch_unwind(|| redis::load::load(ctx, argv)) {
-        Ok(Ok(())) => raw::Status::Ok as c_int,
-        Ok(Err(message)) => {
+    let loaded = redis::panics::catch(
+        c"loading",
+        || Err("a bug stopped the load (see the line above)".to_string()),
+        || redis::load::load(ctx, argv),
+    );
+    match loaded {
+        Ok(()) => raw::Status::Ok as c_int,
+        Err(message) => {
             redis::api::log(ctx, c"warning", &format!("winlimit: {message}"));
             raw::Status::Err as c_int
         }
-        Err(_) => raw::Status::Err as c_int,
     }
 }
 

@@ -6,6 +6,7 @@ use redis_module::raw;
 
 use crate::redis::api::{api, bytes};
 use crate::redis::commands::TABLE;
+use crate::redis::panics::catch;
 use crate::redis::stats;
 
 /// The module's version as `INFO winlimit` prints it (`winlimit_version:0.4.0`).
@@ -18,6 +19,10 @@ const VERSION: &std::ffi::CStr =
 /// Writes `# winlimit` with `winlimit_version`, then `# winlimit_stats` with
 /// `winlimit_<command>_{calls,allowed,rejected,errors}` for every registered command.
 pub extern "C" fn info(ctx: *mut raw::RedisModuleInfoCtx, _for_crash_report: c_int) {
+    catch(c"INFO", || (), || write_sections(ctx));
+}
+
+fn write_sections(ctx: *mut raw::RedisModuleInfoCtx) {
     api!(RedisModule_InfoAddSection(ctx, std::ptr::null_mut()));
     api!(RedisModule_InfoAddFieldCString(ctx, c"version".as_ptr(), VERSION.as_ptr()));
     api!(RedisModule_InfoAddSection(ctx, c"stats".as_ptr()));
@@ -35,6 +40,10 @@ pub extern "C" fn info(ctx: *mut raw::RedisModuleInfoCtx, _for_crash_report: c_i
 /// with the server's (Redis has no module event for it). It runs on every command, so it
 /// looks at the argument count before any text.
 pub extern "C" fn reset_on_resetstat(filter: *mut raw::RedisModuleCommandFilterCtx) {
+    catch(c"the CONFIG RESETSTAT filter", || (), || clear_on_resetstat(filter));
+}
+
+fn clear_on_resetstat(filter: *mut raw::RedisModuleCommandFilterCtx) {
     if api!(RedisModule_CommandFilterArgsCount(filter)) != 2 {
         return;
     }

@@ -16,9 +16,6 @@ pub const NAME: &std::ffi::CStr = c"winlimit";
 /// Registers everything once `RedisModule_Init` has succeeded. A failure is logged and
 /// refuses the load.
 pub fn load(ctx: *mut raw::RedisModuleCtx, argv: &[*mut raw::RedisModuleString]) -> Result<(), String> {
-    // A panic is caught by the command handler and answered with an error; its message
-    // belongs in the server log, wherever that is, not on stderr.
-    std::panic::set_hook(Box::new(|panic| log(std::ptr::null_mut(), c"warning", &format!("winlimit: {panic}"))));
     let args: Vec<&[u8]> = argv.iter().map(|&a| bytes(a)).collect();
     config::from_module_args(&args)?;
     // Keys are signalled as modified only when a call writes (see Key::signal_modified).

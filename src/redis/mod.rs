@@ -12,6 +12,7 @@ pub mod info;
 pub mod key;
 pub mod load;
 pub mod metadata;
+pub mod panics;
 pub mod replicate;
 pub mod reply;
 pub mod stats;
