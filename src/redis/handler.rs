@@ -6,7 +6,7 @@ use std::os::raw::c_int;
 use redis_module::raw;
 
 use crate::core::verdict::Verdict;
-use crate::redis::api::bytes;
+use crate::redis::api::string_bytes;
 use crate::redis::call::{Call, CommandError};
 use crate::redis::commands::{CommandSpec, MAX_COMMANDS, TABLE};
 use crate::redis::panics::catch;
@@ -56,12 +56,12 @@ fn run(
     let mut on_stack: [&[u8]; 8] = [&[]; 8];
     let spilled: Vec<&[u8]>;
     let args: &[&[u8]] = if rest.len() <= on_stack.len() {
-        for (slot, &arg) in on_stack.iter_mut().zip(rest) {
-            *slot = bytes(arg);
+        for (slot, arg) in on_stack.iter_mut().zip(rest) {
+            *slot = string_bytes(arg);
         }
         &on_stack[..rest.len()]
     } else {
-        spilled = rest.iter().map(|&arg| bytes(arg)).collect();
+        spilled = rest.iter().map(string_bytes).collect();
         &spilled
     };
     (spec.run)(&Call { ctx, key_name: *key_name, args, mode: spec.mode })

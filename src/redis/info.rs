@@ -4,7 +4,7 @@ use std::os::raw::c_int;
 
 use redis_module::raw;
 
-use crate::redis::api::{api, bytes};
+use crate::redis::api::{api, string_bytes};
 use crate::redis::commands::TABLE;
 use crate::redis::panics::catch;
 use crate::redis::stats;
@@ -47,8 +47,13 @@ fn clear_on_resetstat(filter: *mut raw::RedisModuleCommandFilterCtx) {
     if api!(RedisModule_CommandFilterArgsCount(filter)) != 2 {
         return;
     }
-    let word = |pos| bytes(api!(RedisModule_CommandFilterArgGet(filter, pos)));
-    if word(0).eq_ignore_ascii_case(b"config") && word(1).eq_ignore_ascii_case(b"resetstat") {
+    // The filter's words live while it runs, longer than these locals.
+    let first = api!(RedisModule_CommandFilterArgGet(filter, 0));
+    if !string_bytes(&first).eq_ignore_ascii_case(b"config") {
+        return;
+    }
+    let second = api!(RedisModule_CommandFilterArgGet(filter, 1));
+    if string_bytes(&second).eq_ignore_ascii_case(b"resetstat") {
         stats::reset();
     }
 }

@@ -7,6 +7,7 @@ pub mod api;
 pub mod call;
 pub mod commands;
 pub mod config;
+pub mod events;
 pub mod handler;
 pub mod info;
 pub mod key;
