@@ -8,7 +8,7 @@ SERVERS := redis-6.2 redis-7.0 redis-8.2 valkey-8.0 valkey-9.1
 # The released module (make dist): linked against glibc 2.17, no debug info.
 RELEASE_SO := $(CURDIR)/target/x86_64-unknown-linux-gnu/dist/libwinlimit.so
 
-.PHONY: all build deps servers test unit itest itest-all $(addprefix itest-,$(SERVERS)) itest-valkey itest-client dist itest-dist docs run bench fuzz clean
+.PHONY: all build deps servers test unit itest itest-all $(addprefix itest-,$(SERVERS)) itest-valkey itest-client dist itest-dist lint docs run bench fuzz clean
 
 all: build
 
@@ -46,6 +46,14 @@ itest-valkey: itest-valkey-8.0
 # real uvicorn server to a real httpx client.
 itest-client:
 	$(PY) -m pytest -q clients/python/tests
+
+# The lint gate (CI runs it before make test): rustfmt, clippy with every warning an error,
+# and mypy --strict on the Python client. rustup adds rustfmt and clippy when missing.
+lint: deps
+	@command -v rustup >/dev/null 2>&1 && rustup component add rustfmt clippy >/dev/null 2>&1 || true
+	cargo fmt --check
+	cargo clippy --all-targets -- -D warnings
+	$(PY) -m mypy --strict clients/python/winlimit
 
 # dist/: the release tarball, the Debian package, the client's wheel and sdist, SHA256SUMS.
 dist: deps

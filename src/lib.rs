@@ -31,7 +31,10 @@ const fn encode_version(version: &str) -> c_int {
     let (mut parts, mut part, mut count, mut i) = ([0 as c_int; 3], 0 as c_int, 0, 0);
     while i <= bytes.len() {
         if i == bytes.len() || bytes[i] == b'.' {
-            assert!(count < 3 && (count == 0 || part < 100), "version must be major.minor.patch, minor and patch < 100");
+            assert!(
+                count < 3 && (count == 0 || part < 100),
+                "version must be major.minor.patch, minor and patch < 100"
+            );
             parts[count] = part;
             (part, count) = (0, count + 1);
         } else {
@@ -66,13 +69,17 @@ pub unsafe extern "C" fn RedisModule_OnLoad(
     } else {
         unsafe { std::slice::from_raw_parts(argv, usize::try_from(argc).unwrap_or(0)) }
     };
-    match std::panic::catch_unwind(|| redis::load::load(ctx, argv)) {
-        Ok(Ok(())) => raw::Status::Ok as c_int,
-        Ok(Err(message)) => {
+    let loaded = redis::panics::catch(
+        c"loading",
+        || Err("a bug stopped the load (see the line above)".to_string()),
+        || redis::load::load(ctx, argv),
+    );
+    match loaded {
+        Ok(()) => raw::Status::Ok as c_int,
+        Err(message) => {
             redis::api::log(ctx, c"warning", &format!("winlimit: {message}"));
             raw::Status::Err as c_int
         }
-        Err(_) => raw::Status::Err as c_int,
     }
 }
 

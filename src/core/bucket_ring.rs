@@ -194,9 +194,11 @@ pub fn write_for(plan: &BucketPlan, stored: Option<&Ring>, window_ms: i64) -> Re
     match live {
         Some((ring, before)) if span(&after) <= ring.slots() as i64 => {
             let mut words = Vec::with_capacity(5);
-            for (k, new, old) in
-                [(TOTAL, after.total, before.total), (OLDEST, after.oldest, before.oldest), (NEWEST, after.newest, before.newest)]
-            {
+            for (k, new, old) in [
+                (TOTAL, after.total, before.total),
+                (OLDEST, after.oldest, before.oldest),
+                (NEWEST, after.newest, before.newest),
+            ] {
                 if new != old {
                     words.push((k, new));
                 }
@@ -218,8 +220,12 @@ pub fn write_for(plan: &BucketPlan, stored: Option<&Ring>, window_ms: i64) -> Re
                 return Err(StoredError::Invalid("its buckets span more than winlimit writes".to_string()));
             }
             let slots = span.next_power_of_two().min(slots_for(window_ms, after.bucket_ms).max(span));
-            let mut words =
-                vec![(BUCKET_MS, after.bucket_ms), (TOTAL, after.total), (OLDEST, after.oldest), (NEWEST, after.newest)];
+            let mut words = vec![
+                (BUCKET_MS, after.bucket_ms),
+                (TOTAL, after.total),
+                (OLDEST, after.oldest),
+                (NEWEST, after.newest),
+            ];
             // `oldest + (span - 1) * bucket_ms` is `newest`: no step past it to overflow.
             for s in (0..span as i64).map(|i| after.oldest + i * after.bucket_ms) {
                 let units = match (plan.record, live) {

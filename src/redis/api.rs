@@ -20,8 +20,9 @@ macro_rules! api {
 }
 pub(crate) use api;
 
-/// A module string we created and must free.
-pub struct OwnedString(pub *mut raw::RedisModuleString);
+/// A module string we created, freed on drop. Its pointer stays inside: only code that
+/// hands it to the module API for the duration of a call sees it.
+pub struct OwnedString(*mut raw::RedisModuleString);
 
 impl OwnedString {
     pub fn from_i64(ctx: *mut raw::RedisModuleCtx, value: i64) -> Self {
@@ -31,6 +32,24 @@ impl OwnedString {
     pub fn from_bytes(ctx: *mut raw::RedisModuleCtx, bytes: &[u8]) -> Self {
         OwnedString(api!(RedisModule_CreateString(ctx, bytes.as_ptr().cast(), bytes.len())))
     }
+
+    /// Takes ownership of a string the module API returned to us to free.
+    ///
+    /// # Safety
+    /// `ptr` is a valid module string that nothing else frees.
+    pub unsafe fn from_raw(ptr: *mut raw::RedisModuleString) -> Self {
+        OwnedString(ptr)
+    }
+
+    /// The pointer, for a module API call that reads the string while `self` lives.
+    pub fn as_ptr(&self) -> *mut raw::RedisModuleString {
+        self.0
+    }
+
+    /// The string's bytes, valid while `self` lives.
+    pub fn bytes(&self) -> &[u8] {
+        string_bytes(&self.0)
+    }
 }
 
 impl Drop for OwnedString {
@@ -39,14 +58,16 @@ impl Drop for OwnedString {
     }
 }
 
-/// The bytes of a module string (argument or element), valid while the string lives.
-pub fn bytes<'a>(s: *const raw::RedisModuleString) -> &'a [u8] {
+/// The bytes of a module string the server owns (a command's argument, a filter's word),
+/// borrowed as long as the reference to its pointer: an argument vector's slice, say.
+pub fn string_bytes(s: &*mut raw::RedisModuleString) -> &[u8] {
     let mut len = 0usize;
-    let ptr = api!(RedisModule_StringPtrLen(s, &mut len));
+    let ptr = api!(RedisModule_StringPtrLen(*s, &mut len));
     if ptr.is_null() {
         return &[];
     }
-    // SAFETY: Redis guarantees `len` readable bytes at `ptr` while the string lives.
+    // SAFETY: Redis guarantees `len` readable bytes at `ptr` while the string lives, which
+    // its holder (the argument vector, the owner) outlives the borrow of.
     unsafe { std::slice::from_raw_parts(ptr.cast::<u8>(), len) }
 }
 

@@ -5,7 +5,7 @@ use redis_module::raw;
 use crate::core::parse::ArgError;
 use crate::core::request::Mode;
 use crate::redis::api::api;
-use crate::redis::key::Key;
+use crate::redis::key::{Key, Opened, WriteKey};
 
 /// The call being served: its context, key, the arguments after the key, and whether it
 /// records or only peeks.
@@ -17,9 +17,12 @@ pub struct Call<'a> {
 }
 
 impl Call<'_> {
-    /// Opens the key, writable only for the recording commands.
-    pub fn open_key(&self) -> Key {
-        Key::open(self.ctx, self.key_name, self.mode == Mode::Record)
+    /// Opens the key: a writer only for the recording commands, so a peek holds none.
+    pub fn open_key(&self) -> Opened {
+        match self.mode {
+            Mode::Record => Opened::Record(WriteKey::open(self.ctx, self.key_name)),
+            Mode::Peek => Opened::Peek(Key::open_read(self.ctx, self.key_name)),
+        }
     }
 
     /// The server's clock in ms, read once per call.

@@ -104,6 +104,11 @@ const CELL_ARGS: [ArgDoc; 5] = [
     ArgDoc { optional: true, ..ArgDoc::new(c"quantity", ArgKind::Integer) },
 ];
 
+/// How many rows the table may have: the size of the handler's entry points and of the
+/// statistics, both indexed by row.
+pub const MAX_COMMANDS: usize = 16;
+const _: () = assert!(TABLE.len() <= MAX_COMMANDS, "raise MAX_COMMANDS (and add entry points) for the new rows");
+
 /// Every command the module can register. The handler finds a row by its index.
 pub static TABLE: [CommandSpec; 7] = [
     CommandSpec {

@@ -12,6 +12,7 @@ use std::sync::atomic::{AtomicBool, AtomicI64, Ordering::Relaxed};
 use redis_module::raw;
 
 use crate::core::parse::parse_int;
+use crate::redis::panics::catch;
 
 /// Default for `winlimit.max-limit`: the largest `COST` on a fresh exact log (one member
 /// per unit) then takes a few ms (3.4 ms measured), well inside the 10 ms any single call
@@ -112,8 +113,10 @@ pub fn register(ctx: *mut raw::RedisModuleCtx) -> Result<bool, String> {
     }
 }
 
+// The callbacks below cannot panic today; `catch` keeps it so whatever they grow into.
+
 extern "C" fn get_cell_compat(_name: *const c_char, _privdata: *mut c_void) -> c_int {
-    c_int::from(cell_compat())
+    catch(c"CONFIG GET winlimit.cell-compat", || 0, || c_int::from(cell_compat()))
 }
 
 extern "C" fn set_cell_compat(
@@ -122,12 +125,14 @@ extern "C" fn set_cell_compat(
     _privdata: *mut c_void,
     _err: *mut *mut raw::RedisModuleString,
 ) -> c_int {
-    CELL_COMPAT.store(value != 0, Relaxed);
-    raw::Status::Ok as c_int
+    catch(c"CONFIG SET winlimit.cell-compat", refused, || {
+        CELL_COMPAT.store(value != 0, Relaxed);
+        raw::Status::Ok as c_int
+    })
 }
 
 extern "C" fn get_max_limit(_name: *const c_char, _privdata: *mut c_void) -> c_longlong {
-    max_limit()
+    catch(c"CONFIG GET winlimit.max-limit", || DEFAULT_MAX_LIMIT, max_limit)
 }
 
 extern "C" fn set_max_limit(
@@ -136,8 +141,15 @@ extern "C" fn set_max_limit(
     _privdata: *mut c_void,
     _err: *mut *mut raw::RedisModuleString,
 ) -> c_int {
-    MAX_LIMIT.store(value, Relaxed);
-    raw::Status::Ok as c_int
+    catch(c"CONFIG SET winlimit.max-limit", refused, || {
+        MAX_LIMIT.store(value, Relaxed);
+        raw::Status::Ok as c_int
+    })
+}
+
+/// A setting refused: the server keeps the old value and says so.
+fn refused() -> c_int {
+    raw::Status::Err as c_int
 }
 
 #[cfg(test)]

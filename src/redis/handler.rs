@@ -1,15 +1,15 @@
 //! The one handler every command runs through: split the arguments, run the row's adapter
-//! under `catch_unwind`, count the outcome, reply.
+//! with panics caught, count the outcome, reply.
 
 use std::os::raw::c_int;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use redis_module::raw;
 
 use crate::core::verdict::Verdict;
-use crate::redis::api::bytes;
+use crate::redis::api::string_bytes;
 use crate::redis::call::{Call, CommandError};
-use crate::redis::commands::{CommandSpec, TABLE};
+use crate::redis::commands::{CommandSpec, MAX_COMMANDS, TABLE};
+use crate::redis::panics::catch;
 use crate::redis::{reply, stats};
 
 /// The C entry point Redis calls for the command at `TABLE[INDEX]`.
@@ -20,20 +20,20 @@ extern "C" fn entry<const INDEX: usize>(
 ) -> c_int {
     // SAFETY: Redis passes `argc` valid argument pointers.
     let argv = unsafe { std::slice::from_raw_parts(argv, usize::try_from(argc).unwrap_or(0)) };
-    handle(INDEX, ctx, argv)
+    // The adapter's panics are caught inside (an error reply, counted); this catches the rest.
+    catch(c"a command's reply", || raw::Status::Err as c_int, || handle(INDEX, ctx, argv))
 }
 
 macro_rules! entries {
     ($($index:literal)*) => { [$(Some(entry::<$index> as unsafe extern "C" fn(_, _, _) -> _)),*] };
 }
 
-/// One entry point per table row, by index.
-pub const ENTRIES: [raw::RedisModuleCmdFunc; 16] = entries!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
-const _: () = assert!(TABLE.len() <= ENTRIES.len(), "add entry points for the new rows");
+/// One entry point per table row, by index (a list of MAX_COMMANDS of them, or no build).
+pub const ENTRIES: [raw::RedisModuleCmdFunc; MAX_COMMANDS] = entries!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
 
 fn handle(index: usize, ctx: *mut raw::RedisModuleCtx, argv: &[*mut raw::RedisModuleString]) -> c_int {
     let Some(spec) = TABLE.get(index) else { return reply::error(ctx, &CommandError::Internal) };
-    let outcome = catch_unwind(AssertUnwindSafe(|| run(spec, ctx, argv))).unwrap_or(Err(CommandError::Internal));
+    let outcome = catch(spec.name, || Err(CommandError::Internal), || run(spec, ctx, argv));
     stats::record(index, &outcome);
     match outcome {
         Ok(verdict) => reply::verdict(ctx, spec.reply, verdict),
@@ -56,12 +56,12 @@ fn run(
     let mut on_stack: [&[u8]; 8] = [&[]; 8];
     let spilled: Vec<&[u8]>;
     let args: &[&[u8]] = if rest.len() <= on_stack.len() {
-        for (slot, &arg) in on_stack.iter_mut().zip(rest) {
-            *slot = bytes(arg);
+        for (slot, arg) in on_stack.iter_mut().zip(rest) {
+            *slot = string_bytes(arg);
         }
         &on_stack[..rest.len()]
     } else {
-        spilled = rest.iter().map(|&arg| bytes(arg)).collect();
+        spilled = rest.iter().map(string_bytes).collect();
         &spilled
     };
     (spec.run)(&Call { ctx, key_name: *key_name, args, mode: spec.mode })

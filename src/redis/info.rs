@@ -4,19 +4,25 @@ use std::os::raw::c_int;
 
 use redis_module::raw;
 
-use crate::redis::api::{api, bytes};
+use crate::redis::api::{api, string_bytes};
 use crate::redis::commands::TABLE;
+use crate::redis::panics::catch;
 use crate::redis::stats;
 
 /// The module's version as `INFO winlimit` prints it (`winlimit_version:0.4.0`).
-const VERSION: &std::ffi::CStr = match std::ffi::CStr::from_bytes_with_nul(concat!(env!("CARGO_PKG_VERSION"), "\0").as_bytes()) {
-    Ok(version) => version,
-    Err(_) => panic!("the package version has no NUL"),
-};
+const VERSION: &std::ffi::CStr =
+    match std::ffi::CStr::from_bytes_with_nul(concat!(env!("CARGO_PKG_VERSION"), "\0").as_bytes()) {
+        Ok(version) => version,
+        Err(_) => panic!("the package version has no NUL"),
+    };
 
 /// Writes `# winlimit` with `winlimit_version`, then `# winlimit_stats` with
 /// `winlimit_<command>_{calls,allowed,rejected,errors}` for every registered command.
 pub extern "C" fn info(ctx: *mut raw::RedisModuleInfoCtx, _for_crash_report: c_int) {
+    catch(c"INFO", || (), || write_sections(ctx));
+}
+
+fn write_sections(ctx: *mut raw::RedisModuleInfoCtx) {
     api!(RedisModule_InfoAddSection(ctx, std::ptr::null_mut()));
     api!(RedisModule_InfoAddFieldCString(ctx, c"version".as_ptr(), VERSION.as_ptr()));
     api!(RedisModule_InfoAddSection(ctx, c"stats".as_ptr()));
@@ -34,11 +40,20 @@ pub extern "C" fn info(ctx: *mut raw::RedisModuleInfoCtx, _for_crash_report: c_i
 /// with the server's (Redis has no module event for it). It runs on every command, so it
 /// looks at the argument count before any text.
 pub extern "C" fn reset_on_resetstat(filter: *mut raw::RedisModuleCommandFilterCtx) {
+    catch(c"the CONFIG RESETSTAT filter", || (), || clear_on_resetstat(filter));
+}
+
+fn clear_on_resetstat(filter: *mut raw::RedisModuleCommandFilterCtx) {
     if api!(RedisModule_CommandFilterArgsCount(filter)) != 2 {
         return;
     }
-    let word = |pos| bytes(api!(RedisModule_CommandFilterArgGet(filter, pos)));
-    if word(0).eq_ignore_ascii_case(b"config") && word(1).eq_ignore_ascii_case(b"resetstat") {
+    // The filter's words live while it runs, longer than these locals.
+    let first = api!(RedisModule_CommandFilterArgGet(filter, 0));
+    if !string_bytes(&first).eq_ignore_ascii_case(b"config") {
+        return;
+    }
+    let second = api!(RedisModule_CommandFilterArgGet(filter, 1));
+    if string_bytes(&second).eq_ignore_ascii_case(b"resetstat") {
         stats::reset();
     }
 }

@@ -5,7 +5,7 @@ use std::os::raw::c_int;
 
 use redis_module::raw;
 
-use crate::redis::api::{api, bytes, log};
+use crate::redis::api::{api, log, string_bytes};
 use crate::redis::commands::{CommandSpec, TABLE};
 use crate::redis::handler::ENTRIES;
 use crate::redis::{config, info, metadata};
@@ -16,10 +16,7 @@ pub const NAME: &std::ffi::CStr = c"winlimit";
 /// Registers everything once `RedisModule_Init` has succeeded. A failure is logged and
 /// refuses the load.
 pub fn load(ctx: *mut raw::RedisModuleCtx, argv: &[*mut raw::RedisModuleString]) -> Result<(), String> {
-    // A panic is caught by the command handler and answered with an error; its message
-    // belongs in the server log, wherever that is, not on stderr.
-    std::panic::set_hook(Box::new(|panic| log(std::ptr::null_mut(), c"warning", &format!("winlimit: {panic}"))));
-    let args: Vec<&[u8]> = argv.iter().map(|&a| bytes(a)).collect();
+    let args: Vec<&[u8]> = argv.iter().map(string_bytes).collect();
     config::from_module_args(&args)?;
     // Keys are signalled as modified only when a call writes (see Key::signal_modified).
     api!(RedisModule_SetModuleOptions(ctx, raw::REDISMODULE_OPTION_NO_IMPLICIT_SIGNAL_MODIFIED as c_int));

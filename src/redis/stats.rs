@@ -4,6 +4,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use crate::core::verdict::Verdict;
 use crate::redis::call::CommandError;
+use crate::redis::commands::MAX_COMMANDS;
 
 /// Counters of one command. Relaxed atomics: Redis runs commands on one thread, INFO reads
 /// them on the same thread; atomics just make the statics safe.
@@ -14,8 +15,8 @@ pub struct CommandStats {
     pub errors: AtomicU64,
 }
 
-/// One slot per row of the command table (checked in the handler).
-static STATS: [CommandStats; 16] = [const { CommandStats::new() }; 16];
+/// One slot per row of the command table.
+static STATS: [CommandStats; MAX_COMMANDS] = [const { CommandStats::new() }; MAX_COMMANDS];
 
 impl CommandStats {
     const fn new() -> Self {

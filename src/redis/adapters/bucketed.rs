@@ -5,30 +5,25 @@
 //! the same bytes: `BITFIELD key SET i64 #k value ...` for the words a call changed (one
 //! command), `SET key ring PXAT at` for a new or grown ring, `PEXPIREAT` and `DEL`.
 
-use std::os::raw::c_int;
-
-use redis_module::raw;
-
 use crate::core::bucket_ring::{self, RingView, RingWrite};
 use crate::core::bucketed::{self, BucketPlan, StoredError};
 use crate::core::request::Mode;
 use crate::core::slide::SlideRequest;
 use crate::core::verdict::Verdict;
-use crate::redis::api::{api, OwnedString};
 use crate::redis::call::{Call, CommandError};
-use crate::redis::key::{Key, KeyKind};
-use crate::redis::replicate;
+use crate::redis::key::{KeyKind, WriteKey};
 
 /// Reads the ring, decides, writes. `request.bucket_ms` is set.
 pub fn run(call: &Call, request: &SlideRequest) -> Result<Verdict, CommandError> {
-    let key = call.open_key();
+    let mut opened = call.open_key();
+    let key = opened.view();
     let exists = match key.kind() {
         KeyKind::Missing => false,
         KeyKind::String => true,
         _ => return Err(CommandError::WrongType),
     };
     let now = call.now();
-    // The view borrows the value in place; it ends before anything is written.
+    // The view borrows the value in place, so it must end before anything is written.
     let (plan, write) = {
         let view = RingView::new(if exists { key.string_value() } else { None }, key.expires_at());
         let plan = bucketed::decide(now, request, call.mode, &view).map_err(|e| stored_error(e, request))?;
@@ -41,8 +36,8 @@ pub fn run(call: &Call, request: &SlideRequest) -> Result<Verdict, CommandError>
         };
         (plan, write)
     };
-    if call.mode == Mode::Record {
-        apply(&key, &plan, write);
+    if let Some(key) = opened.writer() {
+        apply(key, &plan, write);
     }
     Ok(plan.verdict)
 }
@@ -57,8 +52,8 @@ fn stored_error(error: StoredError, request: &SlideRequest) -> CommandError {
     })
 }
 
-/// Carries out the plan with its replication and keyspace events.
-fn apply(key: &Key, plan: &BucketPlan, write: RingWrite) {
+/// Carries out the plan: each effect replicates itself and fires its events.
+fn apply(key: &mut WriteKey, plan: &BucketPlan, write: RingWrite) {
     if plan.is_noop() {
         return;
     }
@@ -68,26 +63,11 @@ fn apply(key: &Key, plan: &BucketPlan, write: RingWrite) {
     let mut expire_at = plan.expire_at;
     match write {
         RingWrite::Nothing => {}
-        RingWrite::Words(words) => {
-            key.write_string_in_place(|bytes| bucket_ring::set_words(bytes, &words));
-            replicate::bitfield_set_i64(key, &words);
-            key.notify(raw::REDISMODULE_NOTIFY_STRING as c_int, c"setbit");
-        }
+        RingWrite::Words(words) => key.set_i64_words(&words),
+        // A grown ring keeps the key's expiry unless the plan moves it.
         RingWrite::Whole(bytes) => {
-            // A grown ring keeps the key's expiry unless the plan moves it. A new string,
-            // not the old one extended, so the server allocates exactly its size.
             let at = expire_at.take().or_else(|| key.expires_at());
-            let value = OwnedString::from_bytes(key.ctx(), &bytes);
-            api!(RedisModule_StringSet(key.handle(), value.0));
-            key.notify(raw::REDISMODULE_NOTIFY_STRING as c_int, c"set");
-            match at {
-                Some(at) => {
-                    key.set_expiry(at);
-                    replicate::set_bytes_pxat(key, &bytes, at);
-                    key.notify(raw::REDISMODULE_NOTIFY_GENERIC as c_int, c"expire");
-                }
-                None => replicate::set_bytes(key, &bytes),
-            }
+            key.set_string(&bytes, at);
         }
     }
     if let Some(at) = expire_at {
@@ -95,5 +75,4 @@ fn apply(key: &Key, plan: &BucketPlan, write: RingWrite) {
             key.expire_at(at);
         }
     }
-    key.signal_modified();
 }

@@ -1,27 +1,20 @@
 //! `WINLIMIT.FIXED` on Redis: the counter is a string holding the decimal count, updated in
 //! place (which keeps its expiry) and replicated as `SET ... PXAT` or `INCRBY`.
 
-use std::os::raw::c_int;
-
-use redis_module::raw;
-
 use crate::core::fixed::{self, Counter, FixedWrite};
 use crate::core::parse::{format_int, parse_int};
-use crate::core::request::Mode;
 use crate::core::verdict::Verdict;
-use crate::redis::api::OwnedString;
 use crate::redis::call::{Call, CommandError};
-use crate::redis::key::{Key, KeyKind};
-use crate::redis::replicate;
+use crate::redis::key::{Key, KeyKind, WriteKey};
 
 /// Parses, reads the counter, decides, writes.
 pub fn run(call: &Call) -> Result<Verdict, CommandError> {
     let request = fixed::parse(call.args)?;
-    let key = call.open_key();
-    let stored = read(&key)?;
+    let mut key = call.open_key();
+    let stored = read(key.view())?;
     let plan = fixed::decide(call.now(), &request, call.mode, stored);
-    if let (Mode::Record, Some(write)) = (call.mode, plan.write) {
-        apply(&key, write);
+    if let (Some(key), Some(write)) = (key.writer(), plan.write) {
+        apply(key, write);
     }
     Ok(plan.verdict)
 }
@@ -40,28 +33,20 @@ fn read(key: &Key) -> Result<Option<Counter>, CommandError> {
     }
 }
 
-/// Carries out the write, replicates it and fires its keyspace events.
-fn apply(key: &Key, write: FixedWrite) {
+/// Carries out the write: each effect replicates itself and fires its events.
+fn apply(key: &mut WriteKey, write: FixedWrite) {
     match write {
         FixedWrite::Create { count, expire_at } => {
-            let value = OwnedString::from_i64(key.ctx(), count);
-            crate::redis::api::api!(RedisModule_StringSet(key.handle(), value.0));
-            key.set_expiry(expire_at);
-            replicate::set_pxat(key, value.0, expire_at);
-            key.notify(raw::REDISMODULE_NOTIFY_STRING as c_int, c"set");
-            key.notify(raw::REDISMODULE_NOTIFY_GENERIC as c_int, c"expire");
+            let mut text = [0u8; 20];
+            let len = format_int(count, &mut text);
+            key.set_string(&text[..len], Some(expire_at));
         }
         FixedWrite::Increment { by, count, expire_at } => {
-            let mut buf = [0u8; 20];
-            let len = format_int(count, &mut buf);
-            key.overwrite_string(&buf[..len]);
-            replicate::incrby(key, by);
-            key.notify(raw::REDISMODULE_NOTIFY_STRING as c_int, c"incrby");
+            key.incr_by(by, count);
             if let Some(at) = expire_at {
                 key.expire_at(at);
             }
         }
         FixedWrite::Heal { expire_at } => key.expire_at(expire_at),
     }
-    key.signal_modified();
 }

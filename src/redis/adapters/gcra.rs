@@ -2,17 +2,10 @@
 //! (see [`crate::core::gcra`]), expiring when the bucket is full again; each accepted call
 //! replicates one `SET key value PXAT at`.
 
-use std::os::raw::c_int;
-
-use redis_module::raw;
-
-use crate::core::gcra::{self, GcraRequest, GcraWrite};
-use crate::core::request::Mode;
+use crate::core::gcra::{self, GcraRequest};
 use crate::core::verdict::Verdict;
-use crate::redis::api::{api, OwnedString};
 use crate::redis::call::{Call, CommandError};
-use crate::redis::key::{Key, KeyKind};
-use crate::redis::replicate;
+use crate::redis::key::KeyKind;
 
 /// `WINLIMIT.GCRA key period_ms limit [BURST n] [COST n]`.
 pub fn run(call: &Call) -> Result<Verdict, CommandError> {
@@ -25,7 +18,8 @@ pub fn run_cell(call: &Call) -> Result<Verdict, CommandError> {
 }
 
 fn decide(call: &Call, request: &GcraRequest) -> Result<Verdict, CommandError> {
-    let key = call.open_key();
+    let mut opened = call.open_key();
+    let key = opened.view();
     let now = call.now();
     let stored = match key.kind() {
         KeyKind::Missing => None,
@@ -40,26 +34,10 @@ fn decide(call: &Call, request: &GcraRequest) -> Result<Verdict, CommandError> {
         _ => return Err(CommandError::WrongType),
     };
     let plan = gcra::decide(now, request, call.mode, stored);
-    if let (Mode::Record, Some(write)) = (call.mode, plan.write) {
-        apply(&key, write);
+    if let (Some(key), Some(write)) = (opened.writer(), plan.write) {
+        // One `SET ... PXAT`: a TAT of the stored length is rewritten in place.
+        let mut text = [0; gcra::ENCODED_MAX];
+        key.set_string(gcra::encode(write.tat, &mut text), Some(write.expire_at));
     }
     Ok(plan.verdict)
-}
-
-/// Writes the TAT with its expiry, replicated as one `SET ... PXAT`. An existing string is
-/// rewritten in place, which allocates nothing on the server.
-fn apply(key: &Key, write: GcraWrite) {
-    let mut buf = [0; gcra::ENCODED_MAX];
-    let encoded = gcra::encode(write.tat, &mut buf);
-    if key.kind() == KeyKind::String {
-        key.overwrite_string(encoded);
-    } else {
-        let value = OwnedString::from_bytes(key.ctx(), encoded);
-        api!(RedisModule_StringSet(key.handle(), value.0));
-    }
-    key.set_expiry(write.expire_at);
-    replicate::set_bytes_pxat(key, encoded, write.expire_at);
-    key.notify(raw::REDISMODULE_NOTIFY_STRING as c_int, c"set");
-    key.notify(raw::REDISMODULE_NOTIFY_GENERIC as c_int, c"expire");
-    key.signal_modified();
 }
