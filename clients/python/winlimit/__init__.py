@@ -13,11 +13,14 @@ has a Starlette/FastAPI middleware and a FastAPI dependency.
 from __future__ import annotations
 
 import inspect
+import time
+from dataclasses import replace
 from typing import Any, Optional, Protocol, Union
 
 import redis
 
-from . import _commands
+from . import _commands, _wait
+from ._cache import DEFAULT_SIZE, RejectionCache, lookup, remember
 from ._commands import Key, ModuleNotLoaded, Pairs
 from ._decision import Decision, Policy
 
@@ -39,40 +42,68 @@ class Limiter:
     key, so a cluster client sends each call to the key's node). `name` names the policy in
     the header fields (`"winlimit"`; with several windows, `"winlimit-60s"` and so on); every
     method takes `name=` to override it for one call.
+
+    `wait=seconds` on a method sleeps `retry_after_ms` and calls again while rejected, until
+    accepted or until the next sleep would end after the deadline (counted from the call's
+    start); the decision's `waited_ms` says how long it slept. `cache_rejections=True`
+    answers a command line that was just rejected from memory until its `retry_after_ms`
+    ends (at most `cache_size` of them), with `cached` true: nothing is sent to Redis. It is
+    wrong in one case: a key deleted, reset or evicted by someone else is still refused until
+    the entry ends.
     """
 
-    def __init__(self, client: SyncClient, name: str = _commands.DEFAULT_NAME):
+    def __init__(self, client: SyncClient, name: str = _commands.DEFAULT_NAME, *,
+                 cache_rejections: bool = False, cache_size: int = DEFAULT_SIZE):
         # redis-py's methods carry no types, so a type checker cannot tell the clients apart.
         if inspect.iscoroutinefunction(client.execute_command):
             raise TypeError("an asyncio client goes to winlimit.asyncio.Limiter")
         self.client = client
         self.name = _commands.check_name(name)
+        self.rejections: Optional[RejectionCache] = RejectionCache(cache_size) if cache_rejections else None
 
     def slide(self, key: Key, window_ms: Union[int, Pairs], limit: Optional[int] = None, *,
               cost: int = 1, bucket: Optional[int] = None, peek: bool = False,
-              name: Optional[str] = None) -> Decision:
+              name: Optional[str] = None, wait: Optional[float] = None) -> Decision:
         """WINLIMIT.SLIDE: `slide(key, 60_000, 100)`, or several windows at once:
         `slide(key, [(1_000, 10), (60_000, 100)])`. `bucket=ms` counts per bucket (BUCKET);
         `peek=True` asks WINLIMIT.SLIDE_RO, which records nothing."""
-        return self._run(_commands.slide(key, window_ms, limit, cost, bucket, peek, self._name(name)))
+        call = _commands.slide(key, window_ms, limit, cost, bucket, peek, self._name(name))
+        return self._run(call, _wait.check(wait, peek))
 
     def fixed(self, key: Key, window_ms: int, limit: int, *, cost: int = 1, align: bool = False,
-              peek: bool = False, name: Optional[str] = None) -> Decision:
+              peek: bool = False, name: Optional[str] = None, wait: Optional[float] = None) -> Decision:
         """WINLIMIT.FIXED; `align=True` starts windows at multiples of window_ms since the
         epoch (ALIGN); `peek=True` asks WINLIMIT.FIXED_RO."""
-        return self._run(_commands.fixed(key, window_ms, limit, cost, align, peek, self._name(name)))
+        call = _commands.fixed(key, window_ms, limit, cost, align, peek, self._name(name))
+        return self._run(call, _wait.check(wait, peek))
 
     def gcra(self, key: Key, period_ms: int, limit: int, *, burst: Optional[int] = None, cost: int = 1,
-             peek: bool = False, name: Optional[str] = None) -> Decision:
+             peek: bool = False, name: Optional[str] = None, wait: Optional[float] = None) -> Decision:
         """WINLIMIT.GCRA: `limit` units per `period_ms`, at most `burst` at once (default
         `limit`); the decision's `limit` is the bucket's capacity. `peek=True` asks
         WINLIMIT.GCRA_RO."""
-        return self._run(_commands.gcra(key, period_ms, limit, burst, cost, peek, self._name(name)))
+        call = _commands.gcra(key, period_ms, limit, burst, cost, peek, self._name(name))
+        return self._run(call, _wait.check(wait, peek))
 
     def _name(self, name: Optional[str]) -> str:
         return self.name if name is None else _commands.check_name(name)
 
-    def _run(self, call: _commands.Call) -> Decision:
+    def _run(self, call: _commands.Call, wait: Optional[float]) -> Decision:
+        decision = self._once(call)
+        if wait is None:
+            return decision
+        waiting = _wait.Waiting(wait)
+        while (seconds := waiting.next_sleep(decision)) is not None:
+            started = time.monotonic()
+            time.sleep(seconds)
+            waiting.slept_for(started)
+            decision = self._once(call)
+        return replace(decision, waited_ms=waiting.waited_ms())
+
+    def _once(self, call: _commands.Call) -> Decision:
+        cached = lookup(self.rejections, call)
+        if cached is not None:
+            return cached
         try:
             reply = self.client.execute_command(*call.args)
         except redis.ResponseError as e:
@@ -81,4 +112,4 @@ class Limiter:
             if inspect.iscoroutine(reply):
                 reply.close()  # never awaited: nothing was sent
             raise TypeError("an asyncio client goes to winlimit.asyncio.Limiter")
-        return Decision.from_reply(reply, call.policies)
+        return remember(self.rejections, call, Decision.from_reply(reply, call.policies))

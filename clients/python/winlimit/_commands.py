@@ -30,6 +30,11 @@ class Call:
     args: Tuple[Arg, ...]
     policies: Tuple[Policy, ...]
 
+    @property
+    def peek(self) -> bool:
+        """A `_RO` command: it records nothing."""
+        return str(self.args[0]).endswith("_RO")
+
 
 def check_name(name: str) -> str:
     """A policy name usable in the header fields (a Structured Field String)."""

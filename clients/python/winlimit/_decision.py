@@ -42,7 +42,9 @@ class Decision:
 
     `limit`, `remaining` and `reset_after_ms` describe the binding pair of the call (for
     several windows: see the module's README, "Reply"); `policies` lists every policy the call
-    checked, and `policy` is the binding one.
+    checked, and `policy` is the binding one. `waited_ms` is how long a call with `wait=`
+    slept in all before this decision (0 when it did not wait); `cached` is true when a
+    limiter with `cache_rejections=True` answered the call locally, without Redis.
     """
 
     allowed: bool
@@ -51,6 +53,8 @@ class Decision:
     retry_after_ms: int
     reset_after_ms: int
     policies: Tuple[Policy, ...] = ()
+    waited_ms: int = 0
+    cached: bool = False
 
     @classmethod
     def from_reply(cls, reply: Sequence[int], policies: Sequence[Policy]) -> "Decision":

@@ -10,13 +10,15 @@ with `check`, any call of the limiter. An accepted request gets the `RateLimit-P
 `RateLimit` header fields on its response; a rejected one is answered 429 with them and
 `Retry-After`. When Redis fails, the request is answered 503 (fail closed, the default) or
 let through without the fields (`fail_open=True`); either way the error is logged on the
-`winlimit` logger.
+`winlimit` logger. With `shadow=True` every request is checked and counted, but a rejected
+one is let through as if accepted (the fields without `Retry-After`, never a 429), counted in
+`shadow_rejections` and warned about on the `winlimit` logger once per key per
+`retry_after_ms`: a new limit can be watched before it is enforced.
 """
 
 from __future__ import annotations
 
 import inspect
-import logging
 from typing import Awaitable, Callable, List, Optional, Tuple, Union
 
 import redis
@@ -26,11 +28,10 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ._decision import Decision
+from ._guard import Guard, Verdict
 from .asyncio import Limiter
 
 __all__ = ["Check", "KeyFunc", "RateLimit", "RateLimitMiddleware", "remote_address"]
-
-log = logging.getLogger("winlimit")
 
 Check = Callable[[Limiter, str], Awaitable[Decision]]
 """`check(limiter, key)`: the call that decides, e.g. `lambda l, key: l.gcra(key, 60_000, 100)`."""
@@ -46,33 +47,30 @@ def remote_address(request: Request) -> Optional[str]:
     return request.client.host if request.client else None
 
 
-class _Guard:
-    """What the middleware and the dependency share: the key, the call, the failure policy."""
+class _Guard(Guard):
+    """What the middleware and the dependency share: the key, the call, the verdict."""
 
-    def __init__(self, limiter: Limiter, check: Check, key_func: KeyFunc, prefix: str, fail_open: bool):
+    def __init__(self, limiter: Limiter, check: Check, key_func: KeyFunc, prefix: str, fail_open: bool,
+                 shadow: bool):
+        super().__init__(prefix, fail_open, shadow)
         self.limiter = limiter
         self.check = check
         self.key_func = key_func
-        self.prefix = prefix
-        self.fail_open = fail_open
 
-    async def decide(self, request: Request) -> Tuple[str, Optional[Decision]]:
-        """("limited", decision), ("unlimited", None) when key_func gave None or Redis failed
-        and the guard fails open, ("unavailable", None) when Redis failed and it fails closed.
-        Errors that are not Redis's (a bug in key_func or check) propagate."""
+    async def decide(self, request: Request) -> Tuple[Verdict, Optional[Decision]]:
+        """The verdict, and the decision it came from (None when the request is unlimited or
+        Redis failed). Errors that are not Redis's (a bug in key_func or check) propagate."""
         key = self.key_func(request)
         if inspect.isawaitable(key):
             key = await key
         if key is None:
-            return "unlimited", None
+            return Verdict(200), None
+        key = self.prefix + key
         try:
-            return "limited", await self.check(self.limiter, self.prefix + key)
+            decision = await self.check(self.limiter, key)
         except (redis.RedisError, OSError) as e:
-            # Connection refused, timeouts, OOM, a server without the module: the limiter
-            # cannot decide. Logged without a traceback: an outage would print one per request.
-            log.error("winlimit: rate limit check for %r failed, failing %s: %s: %s",
-                      self.prefix + key, "open" if self.fail_open else "closed", type(e).__name__, e)
-            return ("unlimited" if self.fail_open else "unavailable"), None
+            return self.failed(key, e), None
+        return self.judged(key, decision), decision
 
 
 class RateLimitMiddleware:
@@ -82,30 +80,35 @@ class RateLimitMiddleware:
     limiter: a `winlimit.asyncio.Limiter`; check: `check(limiter, key)`, the call that decides;
     key_func: the request's key (default: the client's address; None: not limited);
     prefix: put before the key (default `"rl:"`); fail_open: let requests through when Redis
-    fails (default False: answer 503).
+    fails (default False: answer 503); shadow: check and count, but let every request through
+    (`shadow_rejections` counts those it would have rejected).
     """
 
     def __init__(self, app: ASGIApp, limiter: Limiter, check: Check, key_func: KeyFunc = remote_address,
-                 prefix: str = "rl:", fail_open: bool = False):
+                 prefix: str = "rl:", fail_open: bool = False, shadow: bool = False):
         self.app = app
-        self.guard = _Guard(limiter, check, key_func, prefix, fail_open)
+        self.guard = _Guard(limiter, check, key_func, prefix, fail_open, shadow)
+
+    @property
+    def shadow_rejections(self) -> int:
+        """Requests shadow mode let through that the limit would have rejected."""
+        return self.guard.shadow_rejections
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        outcome, decision = await self.guard.decide(Request(scope))
-        if outcome == "unavailable":
+        verdict, _ = await self.guard.decide(Request(scope))
+        if verdict.status == 503:
             await PlainTextResponse("rate limiter unavailable", status_code=503)(scope, receive, send)
             return
-        if decision is None:
+        if verdict.status == 429:
+            await PlainTextResponse("Too Many Requests", status_code=429, headers=verdict.headers)(scope, receive, send)
+            return
+        if not verdict.headers:
             await self.app(scope, receive, send)
             return
-        headers = decision.headers()
-        if not decision.allowed:
-            await PlainTextResponse("Too Many Requests", status_code=429, headers=headers)(scope, receive, send)
-            return
-        fields: List[Tuple[bytes, bytes]] = [(k.lower().encode(), v.encode()) for k, v in headers.items()]
+        fields: List[Tuple[bytes, bytes]] = [(k.lower().encode(), v.encode()) for k, v in verdict.headers.items()]
 
         async def send_with_fields(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -127,17 +130,19 @@ class RateLimit:
     """
 
     def __init__(self, limiter: Limiter, check: Check, key_func: KeyFunc = remote_address,
-                 prefix: str = "rl:", fail_open: bool = False):
-        self.guard = _Guard(limiter, check, key_func, prefix, fail_open)
+                 prefix: str = "rl:", fail_open: bool = False, shadow: bool = False):
+        self.guard = _Guard(limiter, check, key_func, prefix, fail_open, shadow)
+
+    @property
+    def shadow_rejections(self) -> int:
+        """Requests shadow mode let through that the limit would have rejected."""
+        return self.guard.shadow_rejections
 
     async def __call__(self, request: Request, response: Response) -> Optional[Decision]:
-        outcome, decision = await self.guard.decide(request)
-        if outcome == "unavailable":
+        verdict, decision = await self.guard.decide(request)
+        if verdict.status == 503:
             raise HTTPException(503, "rate limiter unavailable")
-        if decision is None:
-            return None
-        headers = decision.headers()
-        if not decision.allowed:
-            raise HTTPException(429, "Too Many Requests", headers=headers)
-        response.headers.update(headers)
+        if verdict.status == 429:
+            raise HTTPException(429, "Too Many Requests", headers=verdict.headers)
+        response.headers.update(verdict.headers)
         return decision

@@ -3,11 +3,15 @@
 
 from __future__ import annotations
 
+import asyncio
+import time
+from dataclasses import replace
 from typing import Any, Awaitable, Optional, Protocol, Union
 
 import redis
 
-from . import _commands
+from . import _commands, _wait
+from ._cache import DEFAULT_SIZE, RejectionCache, lookup, remember
 from ._commands import Key, Pairs
 from ._decision import Decision
 
@@ -24,32 +28,52 @@ class AsyncClient(Protocol):
 class Limiter:
     """The awaitable twin of `winlimit.Limiter`: the same methods, arguments and decisions."""
 
-    def __init__(self, client: AsyncClient, name: str = _commands.DEFAULT_NAME):
+    def __init__(self, client: AsyncClient, name: str = _commands.DEFAULT_NAME, *,
+                 cache_rejections: bool = False, cache_size: int = DEFAULT_SIZE):
         self.client = client
         self.name = _commands.check_name(name)
+        self.rejections: Optional[RejectionCache] = RejectionCache(cache_size) if cache_rejections else None
 
     async def slide(self, key: Key, window_ms: Union[int, Pairs], limit: Optional[int] = None, *,
                     cost: int = 1, bucket: Optional[int] = None, peek: bool = False,
-                    name: Optional[str] = None) -> Decision:
+                    name: Optional[str] = None, wait: Optional[float] = None) -> Decision:
         """WINLIMIT.SLIDE (see `winlimit.Limiter.slide`)."""
-        return await self._run(_commands.slide(key, window_ms, limit, cost, bucket, peek, self._name(name)))
+        call = _commands.slide(key, window_ms, limit, cost, bucket, peek, self._name(name))
+        return await self._run(call, _wait.check(wait, peek))
 
     async def fixed(self, key: Key, window_ms: int, limit: int, *, cost: int = 1, align: bool = False,
-                    peek: bool = False, name: Optional[str] = None) -> Decision:
+                    peek: bool = False, name: Optional[str] = None, wait: Optional[float] = None) -> Decision:
         """WINLIMIT.FIXED (see `winlimit.Limiter.fixed`)."""
-        return await self._run(_commands.fixed(key, window_ms, limit, cost, align, peek, self._name(name)))
+        call = _commands.fixed(key, window_ms, limit, cost, align, peek, self._name(name))
+        return await self._run(call, _wait.check(wait, peek))
 
     async def gcra(self, key: Key, period_ms: int, limit: int, *, burst: Optional[int] = None,
-                   cost: int = 1, peek: bool = False, name: Optional[str] = None) -> Decision:
+                   cost: int = 1, peek: bool = False, name: Optional[str] = None, wait: Optional[float] = None) -> Decision:
         """WINLIMIT.GCRA (see `winlimit.Limiter.gcra`)."""
-        return await self._run(_commands.gcra(key, period_ms, limit, burst, cost, peek, self._name(name)))
+        call = _commands.gcra(key, period_ms, limit, burst, cost, peek, self._name(name))
+        return await self._run(call, _wait.check(wait, peek))
 
     def _name(self, name: Optional[str]) -> str:
         return self.name if name is None else _commands.check_name(name)
 
-    async def _run(self, call: _commands.Call) -> Decision:
+    async def _run(self, call: _commands.Call, wait: Optional[float]) -> Decision:
+        decision = await self._once(call)
+        if wait is None:
+            return decision
+        waiting = _wait.Waiting(wait)
+        while (seconds := waiting.next_sleep(decision)) is not None:
+            started = time.monotonic()
+            await asyncio.sleep(seconds)
+            waiting.slept_for(started)
+            decision = await self._once(call)
+        return replace(decision, waited_ms=waiting.waited_ms())
+
+    async def _once(self, call: _commands.Call) -> Decision:
+        cached = lookup(self.rejections, call)
+        if cached is not None:
+            return cached
         try:
             reply = await self.client.execute_command(*call.args)
         except redis.ResponseError as e:
             raise _commands.translate(e) from e
-        return Decision.from_reply(reply, call.policies)
+        return remember(self.rejections, call, Decision.from_reply(reply, call.policies))

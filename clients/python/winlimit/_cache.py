@@ -1,0 +1,81 @@
+"""Rejections answered locally (`Limiter(client, cache_rejections=True)`).
+
+A rejected call records nothing, and nothing anyone does can make the same request
+acceptable before its `retry_after_ms` has passed, except deleting, resetting or evicting
+the key. So the same command line can be answered from memory until then, without a round
+trip: a flood from one key stays in the process.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from dataclasses import replace
+from typing import Optional, Sequence, Tuple
+
+from ._commands import Arg, Call
+from ._decision import Decision, Policy
+
+DEFAULT_SIZE = 10_000
+
+
+class RejectionCache:
+    """Rejections by command line, each until its `retry_after_ms` ends on this process's
+    monotonic clock, at most `size` of them (the oldest out first)."""
+
+    def __init__(self, size: int = DEFAULT_SIZE):
+        if isinstance(size, bool) or not isinstance(size, int):
+            raise TypeError(f"cache_size must be an int, not {type(size).__name__}")
+        if size < 1:
+            raise ValueError("cache_size must be at least 1")
+        self.size = size
+        # command line -> (the rejection, when it arrived, when it ends), oldest first.
+        self._entries: "OrderedDict[Tuple[Arg, ...], Tuple[Decision, float, float]]" = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def get(self, args: Tuple[Arg, ...], policies: Sequence[Policy]) -> Optional[Decision]:
+        """The cached rejection for this command line, aged by the time since it arrived; None
+        when there is none or it has ended (then it is dropped)."""
+        entry = self._entries.get(args)
+        if entry is None:
+            return None
+        decision, arrived, ends = entry
+        now = time.monotonic()
+        if now >= ends:
+            del self._entries[args]
+            return None
+        elapsed = int((now - arrived) * 1000)
+        return replace(decision, retry_after_ms=max(decision.retry_after_ms - elapsed, 1),
+                       reset_after_ms=max(decision.reset_after_ms - elapsed, 0),
+                       policies=tuple(policies), cached=True)
+
+    def put(self, args: Tuple[Arg, ...], decision: Decision) -> None:
+        """Keeps a rejection that a retry can end (`retry_after_ms` > 0), as of now."""
+        if decision.allowed or decision.retry_after_ms <= 0:
+            return
+        now = time.monotonic()
+        self._entries.pop(args, None)
+        if len(self._entries) >= self.size:
+            self._drop_ended(now)
+        while len(self._entries) >= self.size:
+            self._entries.popitem(last=False)
+        self._entries[args] = (decision, now, now + decision.retry_after_ms / 1000)
+
+    def _drop_ended(self, now: float) -> None:
+        for args in [a for a, (_, _, ends) in self._entries.items() if ends <= now]:
+            del self._entries[args]
+
+
+def lookup(cache: Optional[RejectionCache], call: Call) -> Optional[Decision]:
+    """The cached answer to `call`, if the limiter caches and the call records (a peek is
+    never answered from the cache)."""
+    return None if cache is None or call.peek else cache.get(call.args, call.policies)
+
+
+def remember(cache: Optional[RejectionCache], call: Call, decision: Decision) -> Decision:
+    """Keeps `decision` for `call` if the limiter caches and the call records; returns it."""
+    if cache is not None and not call.peek:
+        cache.put(call.args, decision)
+    return decision

@@ -1,0 +1,86 @@
+"""Rate limiting for WSGI apps (Flask, Django, any other), over the sync `winlimit.Limiter`:
+
+    limiter = winlimit.Limiter(redis.Redis())
+    app.wsgi_app = RateLimitMiddleware(app.wsgi_app, limiter,
+                                       lambda l, key: l.slide(key, 60_000, 100))   # Flask
+    application = RateLimitMiddleware(get_wsgi_application(), limiter, check)      # Django
+
+The same behaviour as the ASGI middleware (`winlimit.asgi`): each request is checked under
+`prefix + key_func(environ)`; accepted, its response gets `RateLimit-Policy` and `RateLimit`;
+rejected, it is answered 429 with them and `Retry-After`; when Redis fails, 503 (fail closed,
+the default) or let through without the fields (`fail_open=True`), logged on the `winlimit`
+logger; `shadow=True` lets every request through and counts the would-be rejections in
+`shadow_rejections`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
+
+import redis
+
+from . import Limiter
+from ._decision import Decision
+from ._guard import Guard
+
+__all__ = ["Check", "KeyFunc", "RateLimitMiddleware", "remote_address"]
+
+Environ = Dict[str, Any]
+StartResponse = Callable[..., Any]
+WSGIApp = Callable[[Environ, StartResponse], Iterable[bytes]]
+
+Check = Callable[[Limiter, str], Decision]
+"""`check(limiter, key)`: the call that decides, e.g. `lambda l, key: l.gcra(key, 60_000, 100)`."""
+
+KeyFunc = Callable[[Environ], Optional[str]]
+"""`key_func(environ)`: whose limit the request counts against; None leaves it unlimited."""
+
+REASONS = {429: "429 Too Many Requests", 503: "503 Service Unavailable"}
+
+
+def remote_address(environ: Environ) -> Optional[str]:
+    """The default key: `REMOTE_ADDR`, the peer's address (a proxy's, behind one)."""
+    address = environ.get("REMOTE_ADDR")
+    return address if isinstance(address, str) and address else None
+
+
+class RateLimitMiddleware:
+    """A WSGI middleware limiting every request of `app` (arguments as in `winlimit.asgi`)."""
+
+    def __init__(self, app: WSGIApp, limiter: Limiter, check: Check, key_func: KeyFunc = remote_address,
+                 prefix: str = "rl:", fail_open: bool = False, shadow: bool = False):
+        self.app = app
+        self.limiter = limiter
+        self.check = check
+        self.key_func = key_func
+        self.guard = Guard(prefix, fail_open, shadow)
+
+    @property
+    def shadow_rejections(self) -> int:
+        """Requests shadow mode let through that the limit would have rejected."""
+        return self.guard.shadow_rejections
+
+    def __call__(self, environ: Environ, start_response: StartResponse) -> Iterable[bytes]:
+        # A bug in key_func or check propagates: the server's ordinary 500.
+        key = self.key_func(environ)
+        if key is None:
+            return self.app(environ, start_response)
+        key = self.guard.prefix + key
+        try:
+            verdict = self.guard.judged(key, self.check(self.limiter, key))
+        except (redis.RedisError, OSError) as e:
+            verdict = self.guard.failed(key, e)
+        if verdict.status in REASONS:
+            body = b"Too Many Requests" if verdict.status == 429 else b"rate limiter unavailable"
+            start_response(REASONS[verdict.status], [("Content-Type", "text/plain; charset=utf-8"),
+                                                     ("Content-Length", str(len(body))),
+                                                     *verdict.headers.items()])
+            return [body]
+        if not verdict.headers:
+            return self.app(environ, start_response)
+        fields = list(verdict.headers.items())
+
+        def start_with_fields(status: str, headers: List[Tuple[str, str]], *exc_info: Any) -> Any:
+            return start_response(status, [*headers, *fields], *exc_info)
+
+        return self.app(environ, start_with_fields)
