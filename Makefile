@@ -67,7 +67,7 @@ itest-dist:
 
 # docs/algorithms.png, drawn from real calls.
 docs: deps build
-	$(PY) docs/make_algorithms_png.py
+	PYTHONPATH=tests $(PY) docs/make_algorithms_png.py
 
 run: deps build
 	redis-server redis.conf.example
@@ -75,7 +75,7 @@ run: deps build
 # make bench CELL=/path/to/libredis_cell.so adds redis-cell, on a server of its own;
 # BENCH_ARGS passes more options (--quick, --rounds N, --only A,B, ...).
 bench: deps build
-	$(PY) bench/bench.py $(if $(CELL),--cell $(CELL)) $(BENCH_ARGS)
+	PYTHONPATH=tests $(PY) bench/bench.py $(if $(CELL),--cell $(CELL)) $(BENCH_ARGS)
 
 fuzz: deps build
 	PROPTEST_CASES=5000000 cargo test --release fuzz_

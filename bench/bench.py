@@ -44,10 +44,10 @@ from typing import Callable
 
 import redis
 
+from kit import bucket_layout
+
 BENCH_DIR = Path(__file__).resolve().parent
 REPO = BENCH_DIR.parent
-sys.path.insert(0, str(REPO / "tests"))
-import bucket_layout  # noqa: E402  (the bucketed log's bytes, shared with the tests)
 
 LUA_DIR = BENCH_DIR / "lua"
 TMP = BENCH_DIR / ".tmp"

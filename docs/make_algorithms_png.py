@@ -18,12 +18,10 @@ import os
 import sys
 import time
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(REPO, "tests"))
-sys.path.insert(0, os.path.join(REPO, "clients", "python"))  # if the client is not installed
+import winlimit
 
-import harness  # noqa: E402
-import winlimit  # noqa: E402
+from kit.keyspace import server_ms
+from kit.server import IS_VALKEY, REPO, RedisServer
 
 HOUR_MS = 2000  # one compressed hour
 MINUTE_MS = HOUR_MS / 60
@@ -54,17 +52,17 @@ ALGORITHMS = [
 def run_trace(client, attempt):
     """Send the trace through every algorithm; returns ({name: [allowed, ...]}, worst lateness ms)."""
     limiter = winlimit.Limiter(client)
-    start = (harness.server_ms(client) // HOUR_MS + 1) * HOUR_MS  # the next (aligned) hour
+    start = (server_ms(client) // HOUR_MS + 1) * HOUR_MS  # the next (aligned) hour
     results = {name: [] for name, _, _ in ALGORITHMS}
     worst = 0.0
     for minute in TRACE:
         due = start + minute * MINUTE_MS
-        while harness.server_ms(client) < due:
+        while server_ms(client) < due:
             time.sleep(0.0005)
-        worst = max(worst, harness.server_ms(client) - due)
+        worst = max(worst, server_ms(client) - due)
         for i, (name, _, call) in enumerate(ALGORITHMS):
             results[name].append(call(limiter, f"trace:{attempt}:{i}").allowed)
-        worst = max(worst, harness.server_ms(client) - due)
+        worst = max(worst, server_ms(client) - due)
     return results, worst
 
 
@@ -123,10 +121,10 @@ def draw(results, path, server_name):
 
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(REPO, "docs", "algorithms.png")
-    server = harness.RedisServer()
+    server = RedisServer()
     try:
         info = server.client.info("server")
-        server_name = f"{'Valkey' if harness.IS_VALKEY else 'Redis'} {info.get('redis_version', '?')}"
+        server_name = f"{'Valkey' if IS_VALKEY else 'Redis'} {info.get('redis_version', '?')}"
         for attempt in range(ATTEMPTS):
             results, worst = run_trace(server.client, attempt)
             if worst <= LATE_MS:

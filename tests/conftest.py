@@ -4,18 +4,19 @@ import subprocess
 
 import pytest
 
-import harness
-from fixtures import r, server, start_server  # noqa: F401  (fixtures shared with clients/python)
+from kit.fixtures import r, server, start_server
+from kit.server import SERVER_BIN, module_path
+
 
 
 def pytest_report_header(config):
-    version = subprocess.run([harness.SERVER_BIN, "--version"], capture_output=True, text=True).stdout.strip()
-    return f"server under test: {harness.SERVER_BIN}: {version}"
+    version = subprocess.run([SERVER_BIN, "--version"], capture_output=True, text=True).stdout.strip()
+    return f"server under test: {SERVER_BIN}: {version}"
 
 
 def pytest_sessionstart(session):
     try:
-        harness.module_path()
+        module_path()
     except FileNotFoundError as e:
         pytest.exit(str(e), returncode=2)
 

@@ -2,8 +2,12 @@
 
 import pytest
 
-from harness import REDIS_62, call, server_ms, snapshot
-from support import W, raw_error
+from kit.server import REDIS_62
+from kit.commands import call
+from kit.keyspace import server_ms, snapshot
+from kit.support import W
+from kit.errors import error_of
+
 
 COMMANDS = ["slide", "fixed", "gcra", "slide_ro", "fixed_ro", "gcra_ro"]
 # The error is the server's own; its wording after the code differs between Redis and Valkey.
@@ -45,7 +49,7 @@ def key_for(command, prefix):
 def assert_refused_and_nothing_written(server, admin, command, keys, auth):
     before = snapshot(admin, dump=True)
     for key in keys:
-        error = raw_error(server.port, "WINLIMIT." + command.upper(), key, W, 5, auth=auth)
+        error = error_of(server.port, "WINLIMIT." + command.upper(), key, W, 5, auth=auth)
         assert error is not None and error.startswith(NOPERM), error
     assert snapshot(admin, dump=True) == before
 
@@ -117,7 +121,7 @@ def test_a_user_denied_at_write_may_only_run_the_read_only_variants(server, comm
     deny = ["-@write"] if server_has_module_acl_categories(r) else DENY_WRITERS_BY_NAME
     r.execute_command("ACL", "SETUSER", NO_WRITE[0], "on", ">" + NO_WRITE[1], "~*", "+@all", *deny)
     r.flushall()
-    error = raw_error(server.port, "WINLIMIT." + command.upper(), "rl:k", W, 5, auth=NO_WRITE)
+    error = error_of(server.port, "WINLIMIT." + command.upper(), "rl:k", W, 5, auth=NO_WRITE)
     if command.endswith("_ro"):
         assert error is None
     else:

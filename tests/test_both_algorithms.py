@@ -9,7 +9,9 @@ import time
 
 import pytest
 
-from harness import call, expiry_slack
+from kit.commands import call
+from kit.keyspace import expiry_slack
+
 
 ALGORITHMS = ["slide", "fixed"]
 W = 60000  # long window: nothing expires during the edge-case tests

@@ -5,9 +5,14 @@ import time
 
 import pytest
 
-from harness import (REDIS_62, aof_bytes, aof_commands, bucket_log, bucket_ring, call, error_of, expiry_slack,
-                     pexpiretime, server_ms, snapshot)
-from support import KeyEvents, wait_until
+from kit.server import REDIS_62
+from kit.aof import aof_bytes, aof_commands
+from kit.bucket_layout import bucket_log, encode as bucket_ring
+from kit.commands import call
+from kit.errors import error_of
+from kit.keyspace import expiry_slack, pexpiretime, server_ms, snapshot
+from kit.support import KeyEvents, wait_until
+
 
 W = 60000
 B = 1000

@@ -7,8 +7,11 @@ import os
 import pytest
 import redis
 
-from fixtures import module_server
-from harness import REDIS_62, error_of, server_ms, snapshot
+from kit.fixtures import module_server
+from kit.server import REDIS_62
+from kit.errors import error_of
+from kit.keyspace import server_ms, snapshot
+
 
 SEQUENCE = os.path.join(os.path.dirname(__file__), "data", "redis_cell_sequence.json")
 

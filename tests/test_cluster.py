@@ -13,9 +13,11 @@ import uuid
 import pytest
 from redis.crc import key_slot
 
-from cluster import Cluster
-from harness import Reply
-from support import W, raw_error
+from kit.cluster import Cluster
+from kit.commands import Reply
+from kit.support import W
+from kit.errors import error_of
+
 
 COMMANDS = ["slide", "fixed", "slide_ro", "fixed_ro"]
 
@@ -86,7 +88,7 @@ def test_node_not_serving_the_key_answers_moved_and_writes_nothing(cluster, comm
     slot = key_slot(key.encode())
     owner = cluster.owner(slot)
     wrong = next(n for n in cluster.nodes if n is not owner)
-    assert raw_error(wrong.port, "WINLIMIT." + command.upper(), key, W, 5) == \
+    assert error_of(wrong.port, "WINLIMIT." + command.upper(), key, W, 5) == \
         f"MOVED {slot} 127.0.0.1:{owner.port}"
     assert holders(cluster, key) == []
 
@@ -178,7 +180,7 @@ def test_cluster_client_follows_ask_during_slot_migration(cluster, rc, command):
     assert [wl(rc, command, key, W, 10).allowed for _ in range(6)] == [1] * 6
     cluster.migrate_slot_keys(slot, src, dst)
     try:
-        assert raw_error(src.port, "WINLIMIT." + command.upper(), key, W, 10) == \
+        assert error_of(src.port, "WINLIMIT." + command.upper(), key, W, 10) == \
             f"ASK {slot} 127.0.0.1:{dst.port}"
         assert [wl(rc, command, key, W, 10).allowed for _ in range(6)] == [1, 1, 1, 1, 0, 0]
         assert wl(rc, command + "_ro", key, W, 10)[:3] == (0, 10, 0)

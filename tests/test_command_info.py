@@ -3,7 +3,8 @@
 import pytest
 import redis
 
-from harness import REDIS_62
+from kit.server import REDIS_62
+
 
 COMMANDS = ["winlimit.slide", "winlimit.fixed", "winlimit.slide_ro", "winlimit.fixed_ro",
             "winlimit.gcra", "winlimit.gcra_ro"]

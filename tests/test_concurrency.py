@@ -5,7 +5,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from harness import call
+from kit.commands import call
+
 
 W = 60000
 THREADS = 16

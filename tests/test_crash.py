@@ -3,8 +3,9 @@
 import threading
 import time
 
-from durability import SHAPES, Tally, hammer, recorded
-from harness import server_ms
+from kit.durability import SHAPES, Tally, hammer, recorded
+from kit.keyspace import server_ms
+
 
 CLIENTS_PER_SHAPE = 2   # one key each: 8 clients hammering SLIDE, FIXED, BUCKET and GCRA
 LOAD_SECONDS = 1.0

@@ -4,7 +4,11 @@ import uuid
 
 import pytest
 
-from harness import REDIS_62, call, error_of, server_ms, snapshot
+from kit.server import REDIS_62
+from kit.commands import call
+from kit.errors import error_of
+from kit.keyspace import server_ms, snapshot
+
 
 W = 1000
 COMMANDS = ["slide", "fixed", "slide_ro", "fixed_ro"]

@@ -8,8 +8,9 @@ test_replica_ends_identical[no-module].)
 import pytest
 import redis
 
-from harness import call
-from support import W, promote_with_failover, promote_with_replicaof_no_one
+from kit.commands import call
+from kit.support import W, promote_with_failover, promote_with_replicaof_no_one
+
 
 PROMOTIONS = {"replicaof-no-one": promote_with_replicaof_no_one, "failover": promote_with_failover}
 

@@ -6,9 +6,10 @@ import threading
 
 import pytest
 
-from durability import SHAPES, Tally, hammer, recorded, with_limit
-from harness import server_ms
-from support import promote_with_failover, promote_with_replicaof_no_one, wait_until
+from kit.durability import SHAPES, Tally, hammer, recorded, with_limit
+from kit.keyspace import server_ms
+from kit.support import promote_with_failover, promote_with_replicaof_no_one, wait_until
+
 
 CONFIRMED_BEFORE_PROMOTION = 200   # units WAIT confirmed on every key before the promotion
 

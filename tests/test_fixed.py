@@ -1,6 +1,9 @@
 """WINLIMIT.FIXED: fixed-window counter in a string key."""
 
-from harness import call, pexpiretime, server_ms
+from kit.commands import call
+from kit.keyspace import pexpiretime, server_ms
+
+
 
 W = 60000  # long window: nothing expires during a test unless the test waits for that
 

@@ -5,7 +5,10 @@ import time
 
 import pytest
 
-from harness import call, error_of, pexpiretime, server_ms, snapshot
+from kit.commands import call
+from kit.errors import error_of
+from kit.keyspace import pexpiretime, server_ms, snapshot
+
 
 NO_GCRA = "ERR this key holds no GCRA state"
 NOT_INTEGER = "ERR value is not an integer or out of range"

@@ -5,7 +5,11 @@ identically."""
 
 import redis
 
-from harness import bucket_ring, error_of, pexpiretime, snapshot, wait_replica_offset
+from kit.bucket_layout import encode as bucket_ring
+from kit.errors import error_of
+from kit.keyspace import pexpiretime, snapshot
+from kit.server import wait_replica_offset
+
 
 W = 60_000
 BIG = 2**63  # one past i64

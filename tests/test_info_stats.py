@@ -5,8 +5,11 @@ import socket
 
 import pytest
 
-from harness import CARGO_VERSION, call, error_of
-from support import W
+from kit.server import CARGO_VERSION
+from kit.commands import call
+from kit.errors import error_of
+from kit.support import W
+
 
 COMMANDS = ["slide", "fixed", "slide_ro", "fixed_ro", "gcra", "gcra_ro"]
 FIELDS = ["calls", "allowed", "rejected", "errors"]

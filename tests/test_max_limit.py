@@ -4,9 +4,13 @@ the exact log, whose size grows with the limit; FIXED keeps one number whatever 
 import pytest
 import redis
 
-from fixtures import module_server
-from harness import REDIS_62, RedisServer, call, error_of, snapshot
-from support import W
+from kit.fixtures import module_server
+from kit.server import REDIS_62, RedisServer
+from kit.commands import call
+from kit.errors import error_of
+from kit.keyspace import snapshot
+from kit.support import W
+
 
 COMMANDS = ["slide", "slide_ro"]
 

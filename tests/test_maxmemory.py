@@ -3,8 +3,11 @@ before they run, and the _RO variants still answer."""
 
 import pytest
 
-from harness import call, snapshot
-from support import W, raw_error
+from kit.commands import call
+from kit.keyspace import snapshot
+from kit.support import W
+from kit.errors import error_of
+
 
 OOM = "OOM command not allowed when used memory > 'maxmemory'."
 
@@ -26,7 +29,7 @@ def full(server):
 @pytest.mark.parametrize("command,key", [("slide", "s"), ("slide", "new"), ("fixed", "f"), ("fixed", "new")])
 def test_writing_variants_get_oom_error_and_write_nothing(server, full, command, key):
     before = snapshot(full, dump=True)
-    assert raw_error(server.port, "WINLIMIT." + command.upper(), key, W, 5) == OOM
+    assert error_of(server.port, "WINLIMIT." + command.upper(), key, W, 5) == OOM
     assert snapshot(full, dump=True) == before
 
 

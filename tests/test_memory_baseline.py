@@ -3,7 +3,8 @@ baseline."""
 
 import time
 
-from support import wait_until
+from kit.support import wait_until
+
 
 KEYS = 20_000
 WINDOW = 1000  # long enough that no key expires before the peak is read, under load too

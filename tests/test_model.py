@@ -8,7 +8,8 @@ import random
 
 import pytest
 
-from harness import call
+from kit.commands import call
+
 
 W = 600000
 SEEDS = range(8)

@@ -5,8 +5,10 @@ import uuid
 
 import pytest
 
-from harness import call, server_ms
-from support import W, KeyEvents
+from kit.commands import call
+from kit.keyspace import server_ms
+from kit.support import W, KeyEvents
+
 
 
 @pytest.fixture(scope="module")

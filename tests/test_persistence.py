@@ -7,8 +7,11 @@ restarts from an AOF after BGREWRITEAOF.)
 
 import pytest
 
-from harness import REDIS_62, call, snapshot
-from support import ALIGNED_W, W, wait_until, workload
+from kit.server import REDIS_62
+from kit.commands import call
+from kit.keyspace import snapshot
+from kit.support import ALIGNED_W, W, wait_until, workload
+
 
 MODULE = pytest.mark.parametrize("module_on_restart", [True, False], ids=["module", "no-module"])
 

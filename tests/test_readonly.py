@@ -5,7 +5,9 @@ import uuid
 import pytest
 import redis
 
-from harness import call, pexpiretime, server_ms, snapshot
+from kit.commands import call
+from kit.keyspace import pexpiretime, server_ms, snapshot
+
 
 W = 60000
 

@@ -4,7 +4,10 @@ import uuid
 
 import pytest
 
-from harness import bucket_ring, call, server_ms, snapshot
+from kit.bucket_layout import encode as bucket_ring
+from kit.commands import call
+from kit.keyspace import server_ms, snapshot
+
 
 W = 60000  # long windows: nothing expires while keyspaces are compared
 ALIGNED_W = 10**12  # an aligned window ending in 2033, never about to end

@@ -3,7 +3,9 @@ record, and a reply that describes the pair that binds."""
 
 import time
 
-from harness import call, expiry_slack, pexpiretime, server_ms, snapshot
+from kit.commands import call
+from kit.keyspace import expiry_slack, pexpiretime, server_ms, snapshot
+
 
 SHORT, LONG = 300, 60000
 

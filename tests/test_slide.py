@@ -5,7 +5,9 @@ import uuid
 
 import pytest
 
-from harness import call, expiry_slack, pexpiretime, server_ms
+from kit.commands import call
+from kit.keyspace import expiry_slack, pexpiretime, server_ms
+
 
 W = 60000  # long window: nothing leaves it during a test unless the test waits for that
 

@@ -8,7 +8,10 @@ import time
 
 import redis
 
-from harness import aof_bytes, snapshot, wait_replica_offset
+from kit.aof import aof_bytes
+from kit.keyspace import snapshot
+from kit.server import wait_replica_offset
+
 
 SHORT = [150, 300]          # keys that trim, expire and vanish during the soak
 LONG = [60_000, 120_000]    # keys that are still there when the datasets are compared

@@ -4,7 +4,8 @@ it and as the client and its installed metadata say it."""
 import importlib.metadata
 
 import winlimit
-from harness import CARGO_VERSION
+
+from kit.server import CARGO_VERSION
 
 
 def encoded(version):

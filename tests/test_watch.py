@@ -3,7 +3,8 @@
 import pytest
 import redis
 
-from harness import call
+from kit.commands import call
+
 
 WRITE_CALLS = {
     "slide accepted": ("slide", 60000, 5),

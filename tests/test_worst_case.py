@@ -8,8 +8,11 @@ change in the work a call does (a walk that grew with the log, say) can cross.""
 
 import pytest
 
-from harness import REDIS_62, call, server_ms
-from support import wait_until
+from kit.server import REDIS_62
+from kit.commands import call
+from kit.keyspace import server_ms
+from kit.support import wait_until
+
 
 # Ten times the benchmark's 10 ms target: a stall, not a slow machine.
 BOUND_US = 100_000

@@ -4,7 +4,8 @@ import os
 
 import pytest
 
-from harness import CARGO_VERSION, REPO
+from kit.server import CARGO_VERSION, REPO
+
 
 DIST = os.path.join(REPO, "dist")
 

@@ -9,8 +9,8 @@ import subprocess
 
 import pytest
 
-import harness
-from harness import RedisServer
+from kit.server import RedisServer, SERVER_BIN
+
 
 MODULE = "/usr/lib/redis/modules/winlimit.so"
 DOC = "/usr/share/doc/winlimit"
@@ -73,7 +73,7 @@ def test_the_example_names_the_loadmodule_line_and_every_setting(package):
 @pytest.fixture
 def debian_redis(package, tmp_path):
     """Debian's redis-server with the example's lines uncommented (and CL.THROTTLE on)."""
-    if shutil.which("redis-server") != "/usr/bin/redis-server" or harness.SERVER_BIN != "redis-server":
+    if shutil.which("redis-server") != "/usr/bin/redis-server" or SERVER_BIN != "redis-server":
         pytest.fail("this test runs Debian's /usr/bin/redis-server (WINLIMIT_SERVER_BIN unset)")
     lines = open(f"{DOC}/examples/winlimit.conf").read().splitlines()
     wanted = {f"# loadmodule {MODULE}": f"loadmodule {MODULE}",

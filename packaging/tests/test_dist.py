@@ -4,7 +4,8 @@ import os
 import subprocess
 import tarfile
 
-from harness import REPO, RedisServer
+from kit.server import REPO, RedisServer
+
 
 CHECK_SO_DEPS = os.path.join(REPO, "scripts", "check-so-deps.sh")
 

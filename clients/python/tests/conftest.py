@@ -1,27 +1,23 @@
 """Fixtures for the client's tests: real redis-server processes from the repository's test
-harness (tests/harness.py, tests/fixtures.py), and every limiter test run twice, over
+kit (tests/kit: `kit.server`, `kit.fixtures`), and every limiter test run twice, over
 redis-py's sync client and over its asyncio client."""
 
 import asyncio
 import contextlib
-import os
-import sys
-
 import pytest
 import redis
 import redis.asyncio
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", "tests"))
+import winlimit
+import winlimit.asyncio
 
-import harness  # noqa: E402
-import winlimit  # noqa: E402
-import winlimit.asyncio  # noqa: E402
-from fixtures import r, server, start_server  # noqa: E402,F401
+from kit.fixtures import r, server, start_server  # noqa: F401  (fixtures these tests use)
+from kit.server import module_path
 
 
 def pytest_sessionstart(session):
     try:
-        harness.module_path()
+        module_path()
     except FileNotFoundError as e:
         pytest.exit(str(e), returncode=2)
 

@@ -19,9 +19,10 @@ from starlette.applications import Starlette
 from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 
-import harness
 import winlimit.asyncio
 from winlimit.asgi import RateLimit, RateLimitMiddleware
+
+from kit.server import free_port
 
 W = 60_000
 
@@ -29,7 +30,7 @@ W = 60_000
 @contextlib.contextmanager
 def serve(app):
     """Run app under uvicorn on a free loopback port in a thread; yield an httpx client on it."""
-    port = harness.free_port()
+    port = free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="critical", lifespan="off"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

@@ -6,8 +6,9 @@ import redis.asyncio.cluster
 import redis.cluster
 from redis.crc import key_slot
 
-from cluster import Cluster
 from conftest import limiter_over
+
+from kit.cluster import Cluster
 
 W = 60_000
 # name: (call, remaining after one call, after two), each call with every option of its method.

@@ -6,17 +6,19 @@ import pytest
 import redis
 import redis.asyncio
 
-import harness
 import winlimit
+
+from kit.bucket_layout import bucket_log
+from kit.keyspace import pexpiretime, server_ms
 
 W = 60_000
 
 
 def between_calls(r, call):
     """(server ms before, result, server ms after): the call ran at a time in between."""
-    before = harness.server_ms(r)
+    before = server_ms(r)
     result = call()
-    return before, result, harness.server_ms(r)
+    return before, result, server_ms(r)
 
 
 # --- SLIDE ---------------------------------------------------------------------------------
@@ -61,7 +63,7 @@ def test_slide_several_pairs_reject_when_any_pair_is_full(limiter, r):
 def test_slide_bucket_counts_per_bucket_of_that_length(limiter, r):
     d = limiter.slide("k", W, 10, cost=3, bucket=1000)
     assert (d.allowed, d.remaining) == (True, 7)
-    stored = harness.bucket_log(r, "k")
+    stored = bucket_log(r, "k")
     assert (stored["bucket_ms"], stored["total"]) == (1000, 3)
 
 
@@ -78,7 +80,7 @@ def test_slide_peek_takes_every_option(limiter, r):
     limiter.slide("k", [(1000, 4), (W, 10)], cost=3, bucket=100)
     d = limiter.slide("k", [(1000, 4), (W, 10)], cost=2, bucket=100, peek=True)
     assert (d.allowed, d.limit, d.remaining, d.window_ms) == (False, 4, 1, 1000)
-    assert harness.bucket_log(r, "k")["total"] == 3
+    assert bucket_log(r, "k")["total"] == 3
 
 
 # --- FIXED ---------------------------------------------------------------------------------
@@ -88,7 +90,7 @@ def test_fixed_counts_in_a_string_that_expires_with_the_window(limiter, r):
     before, d, _ = between_calls(r, lambda: limiter.fixed("k", W, 3))
     assert (d.allowed, d.limit, d.remaining, d.retry_after_ms, d.reset_after_ms) == (True, 3, 2, 0, W)
     assert r.get("k") == b"1"
-    assert harness.pexpiretime(r, "k") - before >= W
+    assert pexpiretime(r, "k") - before >= W
 
 
 def test_fixed_cost_takes_that_many_units(limiter, r):
@@ -105,7 +107,7 @@ def test_fixed_rejection_waits_for_the_window_to_end(limiter, r):
 
 def test_fixed_align_ends_the_window_on_a_multiple_of_window_ms(limiter, r):
     d = limiter.fixed("k", W, 3, align=True)
-    expiry = harness.pexpiretime(r, "k")
+    expiry = pexpiretime(r, "k")
     assert expiry % W == 0
     assert 0 < d.reset_after_ms <= W
 

@@ -37,3 +37,10 @@ def decode(raw):
             buckets[start] = units
     return {"bucket_ms": bucket_ms, "total": total, "oldest": oldest, "newest": newest,
             "slots": slots, "buckets": buckets}
+
+
+def bucket_log(client, key):
+    """The bucketed key `key` of a server, decoded; it must be one."""
+    log = decode(client.get(key))
+    assert log is not None, client.get(key)
+    return log

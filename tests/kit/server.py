@@ -1,13 +1,13 @@
-"""Start real redis-server processes for the integration tests.
+"""Real redis-server (or valkey-server) processes for the tests: each on a free loopback
+port in its own directory under tests/.tmp/, with the winlimit module (WINLIMIT_MODULE, or
+target/release), stopped by PID (SIGTERM, then SIGKILL), never by name. Clients use
+decode_responses=False: keys, values and members are bytes (DUMP needs that).
 
-Each server gets its own free loopback port and its own directory under tests/.tmp/.
-Servers are stopped by PID (SIGTERM, then SIGKILL), never by name.
-Clients use decode_responses=False: keys, values and members are bytes (DUMP needs that).
+The server under test is Debian's redis-server unless WINLIMIT_SERVER_BIN (and
+WINLIMIT_CLI_BIN for clusters) names another.
 """
 
 import atexit
-import collections
-import glob
 import os
 import random
 import shutil
@@ -22,12 +22,8 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-import bucket_layout
-
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TMP_ROOT = os.path.join(REPO, "tests", ".tmp")
-# The server under test: Debian's redis-server by default; WINLIMIT_SERVER_BIN (and
-# WINLIMIT_CLI_BIN for cluster set-up) select another, e.g. Valkey (`make test-valkey`).
 SERVER_BIN = os.environ.get("WINLIMIT_SERVER_BIN", "redis-server")
 CLI_BIN = os.environ.get("WINLIMIT_CLI_BIN", "redis-cli")
 # The one version of the module and the client: Cargo.toml's.
@@ -205,31 +201,6 @@ def _stop_all():
         server.stop()
 
 
-# ---- helpers for tests ----
-
-def server_ms(client):
-    """The server clock in ms (TIME)."""
-    sec, usec = client.time()
-    return sec * 1000 + usec // 1000
-
-
-def expiry_slack(window_ms):
-    """How much longer than its newest entry's window a sliding log's key may live
-    (README: the expiry moves once per slack, not on every call)."""
-    return min(window_ms // 8, 60000)
-
-
-# A bucketed log's bytes: tests/bucket_layout.py.
-bucket_ring = bucket_layout.encode
-
-
-def bucket_log(client, key):
-    """The bucketed key `key` decoded (bucket_layout.decode); it must be one."""
-    log = bucket_layout.decode(client.get(key))
-    assert log is not None, client.get(key)
-    return log
-
-
 def _server_version():
     out = subprocess.run([SERVER_BIN, "--version"], capture_output=True, text=True).stdout
     version = out.split("v=")[1].split()[0]
@@ -243,72 +214,6 @@ IS_VALKEY, SERVER_VERSION = _server_version()
 REDIS_62 = not IS_VALKEY and SERVER_VERSION < (7, 0)
 
 
-def pexpiretime(client, key):
-    """The key's absolute expiry in ms (-1: none, -2: no key), exactly. Redis 6.2 has no
-    PEXPIRETIME: there PTTL is read between two TIMEs (run in order, as one pipeline),
-    retried until both fall in the same millisecond, so the sum is the stored absolute time."""
-    if not REDIS_62:
-        return client.execute_command("PEXPIRETIME", key)
-    for _ in range(100):
-        tx = client.pipeline(transaction=False)
-        tx.time().pttl(key).time()
-        before, ttl, after = tx.execute()
-        ms = before[0] * 1000 + before[1] // 1000
-        if ms == after[0] * 1000 + after[1] // 1000:
-            return ttl if ttl < 0 else ms + ttl
-    raise AssertionError("the clock never held still for one transaction")
-
-
-def snapshot(client, dump=False):
-    """The whole keyspace: key -> (type, value, pexpiretime[, DUMP]).
-
-    value: string -> bytes, zset -> tuple of (member, score), list -> tuple,
-    hash -> sorted tuple of items, set -> sorted tuple.
-    """
-    out = {}
-    for key in client.scan_iter(count=1000):
-        kind = client.type(key).decode()
-        if kind == "string":
-            value = client.get(key)
-        elif kind == "zset":
-            value = tuple(client.zrange(key, 0, -1, withscores=True))
-        elif kind == "list":
-            value = tuple(client.lrange(key, 0, -1))
-        elif kind == "hash":
-            value = tuple(sorted(client.hgetall(key).items()))
-        elif kind == "set":
-            value = tuple(sorted(client.smembers(key)))
-        elif kind == "none":  # expired between SCAN and TYPE (or a replica's logically expired key)
-            continue
-        else:
-            value = client.dump(key)
-        entry = (kind, value, pexpiretime(client, key))
-        out[key] = entry + (client.dump(key),) if dump else entry
-    return out
-
-
-def error_of(port, *args):
-    """Send one command over a raw socket; return the exact error text it replies ("ERR ...")
-    or None when the reply is not an error. redis-py rewrites error texts, this does not."""
-    parts = [a if isinstance(a, bytes) else str(a).encode() for a in args]
-    payload = b"*%d\r\n" % len(parts) + b"".join(b"$%d\r\n%s\r\n" % (len(p), p) for p in parts)
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
-        s.sendall(payload)
-        f = s.makefile("rb")
-        line = f.readline()
-    if not line.endswith(b"\r\n"):
-        raise ConnectionError(f"incomplete reply {line!r}")
-    return line[1:-2].decode() if line.startswith(b"-") else None
-
-
-Reply = collections.namedtuple("Reply", "allowed limit remaining retry_after reset_after")
-
-
-def call(client, command, *args):
-    """WINLIMIT.<command> args... (command e.g. "slide", "fixed_ro") -> Reply."""
-    return Reply._make(client.execute_command("WINLIMIT." + command.upper(), *args))
-
-
 def wait_replica_offset(master, replica, timeout=START_TIMEOUT):
     """Wait until the replica has processed everything the master has sent."""
     deadline = time.monotonic() + timeout
@@ -318,31 +223,3 @@ def wait_replica_offset(master, replica, timeout=START_TIMEOUT):
             return
         time.sleep(0.01)
     raise RuntimeError("replica did not catch up with the master")
-
-
-def _aof_paths(server):
-    return sorted(glob.glob(os.path.join(server.dir, "appendonlydir", "*.incr.aof"))) \
-        or glob.glob(os.path.join(server.dir, "appendonly.aof"))
-
-
-def aof_bytes(server):
-    """Bytes in the server's AOF files (the incremental ones since Redis 7.0)."""
-    return sum(os.path.getsize(p) for p in _aof_paths(server))
-
-
-def aof_commands(server, since):
-    """The names (upper case) of the commands appended to the AOF after its first `since`
-    bytes (as aof_bytes counted them), in order, MULTI and EXEC included."""
-    data = b"".join(open(p, "rb").read() for p in _aof_paths(server))[since:]
-    names, i = [], 0
-    while i < len(data):
-        assert data[i:i + 1] == b"*", data[i:i + 20]
-        end = data.index(b"\r\n", i)
-        argc, i = int(data[i + 1:end]), end + 2
-        for j in range(argc):
-            end = data.index(b"\r\n", i)
-            length = int(data[i + 1:end])
-            if j == 0:
-                names.append(data[end + 2:end + 2 + length].decode().upper())
-            i = end + 2 + length + 2
-    return names

@@ -1,40 +1,18 @@
 """Helpers for the cluster / failover / persistence / security / observability tests.
 
-Builds on harness.py (which this file does not change): exact replies over a raw socket
-(optionally after AUTH), a representative workload, polling with a deadline, and a
-keyspace-event recorder that needs no sleeps.
+A representative workload, polling with a deadline, a keyspace-event recorder that needs no
+sleeps, and the two ways of promoting a replica.
 """
 
-import socket
 import time
 import uuid
 
-from harness import call, server_ms
+from kit.commands import call
+from kit.keyspace import server_ms
+
 
 W = 60000           # long windows: nothing expires while keyspaces are compared
 ALIGNED_W = 10**12  # an aligned window ending in 2033, never about to end
-
-
-def raw_error(port, *args, auth=None):
-    """Send one command over a raw socket, after `AUTH user pass` when auth=(user, pass).
-    Return the exact error text it replies, or None when the reply is not an error
-    (redis-py rewrites error texts, this does not)."""
-    commands = ([["AUTH", *auth]] if auth else []) + [list(args)]
-    payload = b""
-    for cmd in commands:
-        parts = [a if isinstance(a, bytes) else str(a).encode() for a in cmd]
-        payload += b"*%d\r\n" % len(parts) + b"".join(b"$%d\r\n%s\r\n" % (len(p), p) for p in parts)
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
-        s.sendall(payload)
-        f = s.makefile("rb")
-        if auth:
-            ok = f.readline()
-            if ok != b"+OK\r\n":
-                raise AssertionError(f"AUTH failed: {ok!r}")
-        line = f.readline()
-    if not line.endswith(b"\r\n"):
-        raise ConnectionError(f"incomplete reply {line!r}")
-    return line[1:-2].decode() if line.startswith(b"-") else None
 
 
 def wait_until(predicate, timeout=10.0, what="condition"):

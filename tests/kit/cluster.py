@@ -1,4 +1,4 @@
-"""Start a real Redis Cluster on loopback: N masters, each a harness.RedisServer (so each is
+"""Start a real Redis Cluster on loopback: N masters, each a RedisServer (so each is
 stopped by PID, never by name), joined with `redis-cli --cluster create`.
 
 Each node gets an explicit --cluster-port (a free port): the default bus port, port + 10000,
@@ -11,8 +11,8 @@ import time
 import redis
 from redis.cluster import RedisCluster
 
-import harness
-from harness import RedisServer, free_port
+from kit.server import RedisServer, free_port, CLI_BIN, REDIS_62, free_port_with_bus
+
 
 READY_TIMEOUT = 30.0
 
@@ -23,14 +23,14 @@ class Cluster:
         try:
             for _ in range(masters):
                 # Redis 6.2 has no cluster-port: its bus is port + 10000, so both must be free.
-                port = harness.free_port_with_bus() if harness.REDIS_62 else None
-                bus = [] if harness.REDIS_62 else ["--cluster-port", str(free_port())]
+                port = free_port_with_bus() if REDIS_62 else None
+                bus = [] if REDIS_62 else ["--cluster-port", str(free_port())]
                 self.nodes.append(RedisServer(module=module, module_args=module_args, port=port, args=[
                     "--cluster-enabled", "yes", *bus, "--cluster-node-timeout", "5000",
                 ]))
             addrs = [f"127.0.0.1:{n.port}" for n in self.nodes]
             done = subprocess.run(
-                [harness.CLI_BIN, "--cluster", "create", *addrs, "--cluster-replicas", "0", "--cluster-yes"],
+                [CLI_BIN, "--cluster", "create", *addrs, "--cluster-replicas", "0", "--cluster-yes"],
                 stdin=subprocess.DEVNULL, capture_output=True, timeout=60)
             if done.returncode != 0:
                 raise RuntimeError("redis-cli --cluster create failed:\n"

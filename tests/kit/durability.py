@@ -7,7 +7,8 @@ during a test, so the units a key holds are exactly the accepted calls it has se
 
 import redis
 
-from harness import bucket_log
+from kit.bucket_layout import bucket_log
+
 
 W = 3_600_000           # no unit leaves an hour's window during a test
 GCRA_PERIOD = 10**12    # with limit 10^6: one unit refills per 10^6 ms, so nothing does

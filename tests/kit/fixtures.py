@@ -3,7 +3,8 @@ real redis-server processes with the module, stopped by PID."""
 
 import pytest
 
-import harness
+from kit.server import RedisServer
+
 
 
 def module_server(**kw):
@@ -11,7 +12,7 @@ def module_server(**kw):
 
     @pytest.fixture(scope="module")
     def fixture():
-        s = harness.RedisServer(**kw)
+        s = RedisServer(**kw)
         yield s
         s.stop()
 
@@ -33,7 +34,7 @@ def start_server():
     started = []
 
     def start(**kw):
-        s = harness.RedisServer(**kw)
+        s = RedisServer(**kw)
         started.append(s)
         return s
 
