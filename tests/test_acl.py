@@ -4,12 +4,13 @@ import pytest
 
 from kit.server import REDIS_62
 from kit.commands import call
+from kit import commands
 from kit.keyspace import server_ms, snapshot
 from kit.support import W
 from kit.errors import error_of
 
 
-COMMANDS = ["slide", "fixed", "gcra", "slide_ro", "fixed_ro", "gcra_ro"]
+COMMANDS = [c.short for c in commands.DEFAULT]
 # The error is the server's own; its wording after the code differs between Redis and Valkey.
 NOPERM = "NOPERM "
 LIMITED = ("lim", "pw")     # ~rl:* +@all
@@ -17,7 +18,7 @@ READER = ("reader", "pw")   # %R~rl:* +@all
 # Redis 6.2 has no read-only key permissions (%R~, 7.0+): a reader there is what the README
 # tells its users to write, a user denied the writing commands by name, and the reader tests
 # assert the same of it.
-DENY_WRITERS_BY_NAME = ["-winlimit.slide", "-winlimit.fixed", "-winlimit.gcra"]
+DENY_WRITERS_BY_NAME = ["-" + c.name for c in commands.WRITERS]
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +69,7 @@ def test_user_limited_to_rl_keys_can_use_rl_keys(acl_server, admin, command):
     assert call(user, command, "rl:new", W, 5).allowed == 1
 
 
-@pytest.mark.parametrize("command", ["slide_ro", "fixed_ro", "gcra_ro"])
+@pytest.mark.parametrize("command", [c.short for c in commands.READERS])
 def test_read_only_key_permission_allows_the_ro_variants(acl_server, admin, command):
     user = acl_server.new_client(username=READER[0], password=READER[1])
     before = snapshot(admin, dump=True)
@@ -76,7 +77,7 @@ def test_read_only_key_permission_allows_the_ro_variants(acl_server, admin, comm
     assert snapshot(admin, dump=True) == before
 
 
-@pytest.mark.parametrize("command", ["slide", "fixed", "gcra"])
+@pytest.mark.parametrize("command", [c.short for c in commands.WRITERS])
 def test_read_only_key_permission_refuses_the_writing_variants_and_nothing_is_written(
         acl_server, admin, command):
     assert_refused_and_nothing_written(
@@ -85,14 +86,6 @@ def test_read_only_key_permission_refuses_the_writing_variants_and_nothing_is_wr
 
 # ---- ACL categories: Redis 7.2+ and Valkey let modules join them; Redis 7.0 does not ----
 
-CATEGORIES = {
-    "slide": {"@write", "@sortedset", "@slow"},
-    "fixed": {"@write", "@string", "@fast"},
-    "slide_ro": {"@read", "@sortedset", "@slow"},
-    "fixed_ro": {"@read", "@string", "@fast"},
-    "gcra": {"@write", "@string", "@fast"},
-    "gcra_ro": {"@read", "@string", "@fast"},
-}
 NO_WRITE = ("nowrite", "pw")  # +@all -@write (before 7.2: +@all -winlimit.slide ...)
 
 
@@ -109,7 +102,7 @@ def acl_categories(r, command):
 @pytest.mark.parametrize("command", COMMANDS)
 def test_commands_belong_to_the_acl_categories_of_the_core_commands_they_replace(server, command):
     r = server.client
-    expected = CATEGORIES[command] if server_has_module_acl_categories(r) else set()
+    expected = set(commands.by_short(command).categories) if server_has_module_acl_categories(r) else set()
     assert acl_categories(r, command) == expected
 
 

@@ -15,11 +15,12 @@ from redis.crc import key_slot
 
 from kit.cluster import Cluster
 from kit.commands import Reply
+from kit import commands
 from kit.support import W
 from kit.errors import error_of
 
 
-COMMANDS = ["slide", "fixed", "slide_ro", "fixed_ro"]
+COMMANDS = [c.short for c in commands.DEFAULT]
 
 
 @pytest.fixture(scope="module")
@@ -192,7 +193,7 @@ def test_cluster_client_follows_ask_during_slot_migration(cluster, rc, command):
 def test_no_node_holds_a_key_of_a_slot_it_does_not_serve(cluster, rc):
     """Whatever the tests above wrote: every key sits on the node serving its slot."""
     for i in range(60):
-        wl(rc, COMMANDS[i % 4], f"{unique_prefix()}{i}", W, 5)
+        wl(rc, COMMANDS[i % len(COMMANDS)], f"{unique_prefix()}{i}", W, 5)
     owners = owner_ports(cluster)
     for node in cluster.nodes:
         misplaced = [k for k in node.client.scan_iter(count=1000) if owners[key_slot(k)] != node.port]

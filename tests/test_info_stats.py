@@ -7,11 +7,12 @@ import pytest
 
 from kit.server import CARGO_VERSION
 from kit.commands import call
+from kit import commands
 from kit.errors import error_of
 from kit.support import W
 
 
-COMMANDS = ["slide", "fixed", "slide_ro", "fixed_ro", "gcra", "gcra_ro"]
+COMMANDS = [c.short for c in commands.DEFAULT]  # in the order the module registers them
 FIELDS = ["calls", "allowed", "rejected", "errors"]
 
 

@@ -3,6 +3,7 @@
 import pytest
 import redis
 
+from kit import commands
 from kit.commands import call
 
 
@@ -22,6 +23,11 @@ QUIET_CALLS = {
     "slide_ro": ("slide_ro", 60000, 5),
     "fixed_ro": ("fixed_ro", 60000, 5),
 }
+
+
+def test_every_command_of_the_kits_table_has_a_case():
+    covered = {case[0] for case in [*WRITE_CALLS.values(), *QUIET_CALLS.values()]}
+    assert covered == {c.short for c in commands.DEFAULT}
 
 
 def transaction_after(r, key, command, window, limit, *options):

@@ -46,6 +46,12 @@ WRITERS = tuple(c for c in DEFAULT if c.writes)
 READERS = tuple(c for c in DEFAULT if not c.writes)
 
 
+def by_name(name):
+    """The row named `name` (as COMMAND names it: lower case)."""
+    [command] = [c for c in TABLE if c.name == name]
+    return command
+
+
 def by_short(short):
     """The row whose short name is `short`."""
     [command] = [c for c in TABLE if c.short == short]

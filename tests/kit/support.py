@@ -7,6 +7,7 @@ sleeps, and the two ways of promoting a replica.
 import time
 import uuid
 
+from kit import commands
 from kit.commands import call
 from kit.keyspace import server_ms
 
@@ -55,7 +56,9 @@ def workload(r):
         call(r, cmd, key, W, 5)
     r.set("plain:string", "v", px=W)
     r.rpush("plain:list", "a", "b")
-    return 13
+    for command in commands.DEFAULT:  # every command of the kit's table, on a key of its own
+        r.execute_command(command.name, "t:" + command.short, *command.sample)
+    return 13 + len(commands.WRITERS)
 
 
 class KeyEvents:
