@@ -75,7 +75,7 @@ run: deps build
 # make bench CELL=/path/to/libredis_cell.so adds redis-cell, on a server of its own;
 # BENCH_ARGS passes more options (--quick, --rounds N, --only A,B, ...).
 bench: deps build
-	PYTHONPATH=tests $(PY) bench/bench.py $(if $(CELL),--cell $(CELL)) $(BENCH_ARGS)
+	PYTHONPATH=tests:bench $(PY) -m winbench $(if $(CELL),--cell $(CELL)) $(BENCH_ARGS)
 
 fuzz: deps build
 	PROPTEST_CASES=5000000 cargo test --release fuzz_

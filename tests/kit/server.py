@@ -74,10 +74,12 @@ class RedisServer:
     args: extra command-line arguments, e.g. ["--appendonly", "yes"] or
     ["--replicaof", "127.0.0.1", "6380"]; dir: reuse this directory (else a fresh one), also
     the server's working directory; config: a configuration file read first (the command
-    line's port, bind and dir override it).
+    line's port, bind and dir override it); server_bin: another server than the one under
+    test (the bench's --redis-server).
     """
 
-    def __init__(self, module=True, module_args=(), args=(), dir=None, port=None, config=None):
+    def __init__(self, module=True, module_args=(), args=(), dir=None, port=None, config=None, server_bin=None):
+        self.server_bin = server_bin or SERVER_BIN
         self.config = config
         self.module = module
         self.module_args = list(module_args)
@@ -94,7 +96,7 @@ class RedisServer:
         return self.proc.pid if self.proc else None
 
     def _command(self, port):
-        cmd = [SERVER_BIN, *([self.config] if self.config else []), "--port", str(port), "--bind", "127.0.0.1",
+        cmd = [self.server_bin, *([self.config] if self.config else []), "--port", str(port), "--bind", "127.0.0.1",
                "--save", "", "--appendonly", "no", "--dir", self.dir,
                "--repl-diskless-sync-delay", "0"]
         if self.module:
@@ -144,8 +146,8 @@ class RedisServer:
 
     def new_client(self, **kw):
         # No retries: a failure must show, not be retried away (and start-up polls fast).
-        return redis.Redis(host="127.0.0.1", port=self.port, decode_responses=False,
-                           socket_timeout=30, retry=Retry(NoBackoff(), 0), **kw)
+        options = {"decode_responses": False, "socket_timeout": 30, "retry": Retry(NoBackoff(), 0), **kw}
+        return redis.Redis(host="127.0.0.1", port=self.port, **options)
 
     def stop(self, keep_dir=False):
         """SIGTERM this PID, wait, SIGKILL if it does not exit. Removes the dir unless keep_dir."""
