@@ -8,7 +8,7 @@ SERVERS := redis-6.2 redis-7.0 redis-8.2 valkey-8.0 valkey-9.1
 # The released module (make dist): linked against glibc 2.17, no debug info.
 RELEASE_SO := $(CURDIR)/target/x86_64-unknown-linux-gnu/dist/libwinlimit.so
 
-.PHONY: all build deps servers test unit itest itest-all $(addprefix itest-,$(SERVERS)) itest-valkey itest-client dist itest-dist lint docs run bench fuzz clean
+.PHONY: all build deps servers test unit itest itest-all $(addprefix itest-,$(SERVERS)) itest-valkey itest-client dist itest-dist lint docs run bench bench-instr fuzz clean
 
 all: build
 
@@ -76,6 +76,12 @@ run: deps build
 # BENCH_ARGS passes more options (--quick, --rounds N, --only A,B, ...).
 bench: deps build
 	PYTHONPATH=tests:bench $(PY) -m winbench $(if $(CELL),--cell $(CELL)) $(BENCH_ARGS)
+
+# Instructions per call (callgrind) for every contender, net of PING, with the cost targets:
+# bench/results/instructions.md. valgrind comes from Debian. CELL= adds redis-cell.
+bench-instr: deps build
+	scripts/install-deps.sh valgrind
+	PYTHONPATH=tests:bench $(PY) -m winbench.instr $(if $(CELL),--cell $(CELL)) $(BENCH_ARGS)
 
 fuzz: deps build
 	PROPTEST_CASES=5000000 cargo test --release fuzz_

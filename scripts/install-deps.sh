@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install everything the build, tests and benchmark need (Debian 12). Idempotent:
 # apt runs only when something is missing, pip only when requirements.txt changed.
+# Usage: scripts/install-deps.sh [valgrind]   (valgrind: also what make bench-instr needs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,6 +20,12 @@ need_pkg libclang-dev                      # bindgen (redis-module build) needs 
 need_cmd make            build-essential
 need_cmd gcc             build-essential
 python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || missing+=(python3-venv)
+for extra in "$@"; do
+    case $extra in
+        valgrind) need_cmd valgrind valgrind; need_cmd callgrind_control valgrind ;;
+        *) echo "install-deps: unknown extra $extra" >&2; exit 2 ;;
+    esac
+done
 
 if [ ${#missing[@]} -gt 0 ]; then
     pkgs=$(printf '%s\n' "${missing[@]}" | sort -u | tr '\n' ' ')

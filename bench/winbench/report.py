@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import datetime as dt
-import math
 import os
 import platform
 import statistics
 import subprocess
 from pathlib import Path
 
-from winbench.config import CLIENTS, KEYSPACE, MEMORY_LIMITS, PIPELINE, REPO, T_BUCKET_61_BYTES, T_FIXED_VS_CELL_US, T_FIXED_VS_INCR, T_GCRA_VS_CELL_US, T_HOT_VS_LUA, T_SIZE_FLAT, T_SLIDE_AOF_BYTES, T_SLIDE_VS_LUA, T_TWO_WINDOWS_US, T_WORST_CALL_US
+from winbench.config import CLIENTS, KEYSPACE, MEMORY_LIMITS, PIPELINE, REPO
 from winbench.contenders import Contender
 from winbench.memory import MEM_KEYS
 from winbench.replication import AOF_CALLS
@@ -81,119 +80,6 @@ def summarise(cs: list[Contender]) -> dict[str, dict]:
     return out
 
 
-def evaluate_targets(cs: list[Contender], summary: dict, memory: list[dict], state_memory: list[dict],
-                     aof: list[dict], worst: list[dict]) -> list[dict]:
-    status = {c.name: c.status for c in cs}
-    t = []
-
-    def unmeasured(*names) -> str:
-        why = [f"{n}: {status[n]}" if status.get(n) else f"{n} not run" for n in names if n not in summary]
-        return "not measured (" + "; ".join(why) + ")"
-
-    rounds = {c.name: c.rounds for c in cs}
-
-    def paired(a, b, key) -> tuple[float, float, float]:
-        """The median, least and greatest of the per-round ratios a/b: both ran in the same
-        round, so a slow drift of the machine's load (another build for a minute) cancels."""
-        ratios = [x[key] / y[key] for x, y in zip(rounds[a], rounds[b])]
-        return statistics.median(ratios), min(ratios), max(ratios)
-
-    def ops_target(label, a, b, threshold):
-        if a in summary and b in summary:
-            v, lo, hi = paired(a, b, "ops")
-            t.append({"target": label, "value": f"{v:.2f}x (per-round ratios {lo:.2f}..{hi:.2f}; "
-                                                f"ratio of the medians {summary[a]['ops'] / summary[b]['ops']:.2f})",
-                      "ratio": v, "pass": v >= threshold})
-        else:
-            t.append({"target": label, "value": unmeasured(a, b), "pass": None})
-
-    def us_target(label, a, b, factor):
-        if a in summary and b in summary:
-            x, y = summary[a]["srv_usec_per_call"], summary[b]["srv_usec_per_call"]
-            v, lo, hi = paired(a, b, "srv_usec_per_call")
-            t.append({"target": label, "value": f"{v:.2f}x (per-round ratios {lo:.2f}..{hi:.2f}; medians "
-                                                f"{x:.2f} vs {y:.2f} µs/call)",
-                      "ratio": v, "pass": v <= factor})
-        else:
-            t.append({"target": label, "value": unmeasured(a, b), "pass": None})
-
-    ops_target(f"FIXED >= {T_FIXED_VS_INCR} x INCR (ops/s, random keys)", "FIXED", "INCR", T_FIXED_VS_INCR)
-    us_target("FIXED server µs/call <= 1/2 of redis-cell's", "FIXED", "REDIS_CELL", T_FIXED_VS_CELL_US)
-    ops_target(f"SLIDE >= {T_SLIDE_VS_LUA:g} x the Lua sliding log (ops/s, random keys)",
-               "SLIDE", "LUA_SLIDE", T_SLIDE_VS_LUA)
-    ops_target(f"SLIDE >= {T_HOT_VS_LUA:g} x the Lua sliding log (ops/s, hot key)",
-               "SLIDE_HOT", "LUA_SLIDE_HOT", T_HOT_VS_LUA)
-    us_target("SLIDE server µs/call <= redis-cell's", "SLIDE", "REDIS_CELL", 1.0)
-    us_target("GCRA server µs/call <= 1/1.8 of redis-cell's", "GCRA", "REDIS_CELL", T_GCRA_VS_CELL_US)
-    us_target("CL.THROTTLE (cell-compat) server µs/call <= 1/1.8 of redis-cell's", "CELL_COMPAT", "REDIS_CELL",
-              T_GCRA_VS_CELL_US)
-    us_target("BUCKET steady state server µs/call <= redis-cell's", "BUCKET_STEADY", "REDIS_CELL", 1.0)
-    bucket = next((m for m in state_memory if m["contender"] == "BUCKET"), None)
-    label = "BUCKET key with all 61 buckets of `60000 ... BUCKET 1000` < 2 KB"
-    if bucket and "bytes" in bucket:
-        n = bucket.get("buckets_per_key")
-        as_specified = "`60000 " in bucket["call"] and n in (None, 61)
-        t.append({"target": label, "value": f"{bucket['bytes']:,.0f} B ({bucket['call']}"
-                                            f"{'' if n in (None, 61) else f'; only {n} buckets held'})",
-                  "pass": bucket["bytes"] < T_BUCKET_61_BYTES if as_specified else None})
-    else:
-        t.append({"target": label, "value": f"not measured ({bucket['status'] if bucket else 'not run'})",
-                  "pass": None})
-    us_target(f"two windows <= {T_TWO_WINDOWS_US} x the server µs of one", "SLIDE_TWO_WINDOWS", "SLIDE",
-              T_TWO_WINDOWS_US)
-
-    rows = {a["contender"]: a for a in aof}
-
-    def aof_target(label, name, ok):
-        a = rows.get(name)
-        if a is None or "bytes_per_call" not in a:
-            t.append({"target": label, "value": f"not measured ({a['status'] if a else 'not run'})", "pass": None})
-        else:
-            t.append({"target": label, "value": f"{a['bytes_per_call']:.1f} B, {a['commands_per_call']:.3f} "
-                                                f"commands and {a['multi_per_call']:.3f} MULTI per call",
-                      "pass": ok(a)})
-
-    one_command = lambda a: a["commands_per_call"] <= 1.01 and a["multi_per_call"] <= 0.01  # noqa: E731
-    aof_target(f"an accepted SLIDE appends <= {T_SLIDE_AOF_BYTES} B to the AOF, one command, no MULTI/EXEC",
-               "SLIDE", lambda a: a["bytes_per_call"] <= T_SLIDE_AOF_BYTES and one_command(a))
-    for name, what in (("FIXED", "FIXED"), ("GCRA", "GCRA"), ("BUCKET_FRESH", "BUCKET")):
-        aof_target(f"{what}: one replicated command per accepted call in the steady state", name, one_command)
-
-    timed = [w for w in worst if w.get("usec") is not None]
-    label = f"no single call at default settings over {T_WORST_CALL_US // 1000} ms"
-    if timed:
-        w = max(timed, key=lambda x: x["usec"])
-        t.append({"target": label, "value": f"longest {w['usec']:,.0f} µs, median of {WORST_REPS} calls "
-                                            f"(the longest single one {w['usec_max']:,} µs) ({w['call']})",
-                  "pass": w["usec"] <= T_WORST_CALL_US})
-    else:
-        t.append({"target": label, "value": "not measured", "pass": None})
-
-    mem = {(m["contender"], m["limit"]): m for m in memory}
-    for limit in MEMORY_LIMITS:
-        a, b = mem.get(("SLIDE", limit)), mem.get(("LUA_SLIDE", limit))
-        label = f"SLIDE memory <= the Lua sliding log's, limit {limit:,}"
-        if a is None or b is None:
-            t.append({"target": label, "value": "not measured", "pass": None})
-            continue
-        value = f"{a['bytes']:,.0f} B vs {b['bytes']:,.0f} B (mean of {a['keys']} keys)"
-        ok = a["bytes"] <= b["bytes"]
-        if not ok:
-            # same encoding, difference within the random-level noise of the skiplist?
-            se = math.sqrt(a["bytes_sd"] ** 2 / a["keys"] + b["bytes_sd"] ** 2 / b["keys"])
-            diff = a["bytes"] - b["bytes"]
-            if a["encoding"] == b["encoding"] and diff <= 2 * se:
-                ok = True
-                value += (f": SLIDE {diff:,.0f} B larger, within the noise of random skiplist "
-                          f"levels (2 standard errors = {2 * se:,.0f} B): equal")
-            else:
-                value += f": SLIDE {diff:,.0f} B ({diff / b['bytes'] * 100:.2f}%) larger"
-        t.append({"target": label, "value": value, "pass": ok})
-    ops_target(f"SLIDE on a full window of 10,000 >= {T_SIZE_FLAT} x its speed on 10 entries",
-               "SLIDE_FULL_10000", "SLIDE_FULL_10", T_SIZE_FLAT)
-    return t
-
-
 def fmt_ops(x: float) -> str:
     return f"{x:,.0f}"
 
@@ -209,9 +95,17 @@ def verdict(p) -> str:
 def write_markdown(path: Path, info: dict, cfg: dict, cs: list[Contender], summary: dict,
                    memory: list[dict], state_memory: list[dict], aof: list[dict], worst: list[dict],
                    targets: list[dict]) -> None:
-    L = []
+    """bench/results/latest.md: every section, in order."""
+    lines = [*header_lines(info, cfg), *throughput_lines(cs, summary), *aof_lines(aof), *worst_lines(worst),
+             *memory_lines(memory, state_memory), *target_lines(targets)]
+    path.write_text("\n".join(lines))
+
+
+def header_lines(info: dict, cfg: dict) -> list[str]:
+    """The title, the machine and how redis-benchmark was run."""
+    L: list[str] = []
     L.append("# winlimit benchmark results\n")
-    L.append(f"Generated by `bench/bench.py` on {info['date']} in {cfg['runtime_s']:.0f} s.\n")
+    L.append(f"Generated by `make bench` (winbench) on {info['date']} in {cfg['runtime_s']:.0f} s.\n")
     if cfg["quick"]:
         L.append("**`--quick` smoke run: too few requests and a single round; the figures "
                  "and verdicts below are not meaningful.**\n")
@@ -228,6 +122,12 @@ def write_markdown(path: Path, info: dict, cfg: dict, cs: list[Contender], summa
              f"alternating forward and backward (median reported), redis-benchmark threads: {cfg['threads']}. The keyspace is "
              f"flushed before every run (then prefilled or warmed up where the scenario says so), and "
              f"`CONFIG RESETSTAT` precedes every run.\n")
+    return L
+
+
+def throughput_lines(cs: list[Contender], summary: dict) -> list[str]:
+    """Throughput and server time per call, and what the columns mean."""
+    L: list[str] = []
     L.append("## Throughput and server time per call (median of rounds)\n")
     L.append("| contender | scenario | ops/s | server µs/call | p50 ms | p99 ms | server CPU | accepted | "
              "x INCR | x Lua | ops/s min..max | µs/call min..max |")
@@ -257,42 +157,63 @@ def write_markdown(path: Path, info: dict, cfg: dict, cs: list[Contender], summa
              "same scenario.")
     L.append("- Latencies are as measured by redis-benchmark with pipelining (a request's latency "
              "includes waiting for its pipeline batch).\n")
-    if aof:
-        L.append("## Replication: what one call appends to the AOF (steady state)\n")
-        L.append("| contender | call | bytes/call | replicated commands/call | MULTI/EXEC per call | commands |")
-        L.append("|---|---|---:|---:|---:|---|")
-        for a in aof:
-            if "bytes_per_call" not in a:
-                L.append(f"| {a['contender']} | | {a['status']} | | | |")
-                continue
-            cmds = ", ".join(f"{k} {v:.3f}" for k, v in a["commands"].items())
-            note = f" ({a['note']})" if a.get("note") else ""
-            L.append(f"| {a['contender']} | `{a['call']}`{note} | {a['bytes_per_call']:.1f} | "
-                     f"{a['commands_per_call']:.3f} | {a['multi_per_call']:.3f} | {cmds} |")
-        n_calls = next((a["calls"] for a in aof if "calls" in a), AOF_CALLS)
-        L.append(f"\nEach on a fresh server with `appendonly yes` (`appendfsync no`): {n_calls:,} calls "
-                 f"after every key already exists (100 keys warmed up by 20 calls each, or the "
-                 f"scenario's warm-up), limits high enough that every call is accepted. Bytes are what "
-                 f"the AOF grew by, divided by the calls; commands are counted by parsing it. Redis wraps "
-                 f"a call that replicates two or more commands in MULTI/EXEC. Key names are 14 bytes "
-                 f"(`a:` + 12 digits).\n")
-    if worst:
-        L.append("## Worst case: the longest single calls at default settings\n")
-        L.append("| call | server µs (median) | longest | main-thread CPU µs (median) |\n|---|---:|---:|---:|")
-        for w in worst:
-            if w.get("usec") is None:
-                L.append(f"| {w['call']} | {w.get('status', '')} | | |")
-            else:
-                L.append(f"| {w['call']} | {w['usec']:,.0f} | {w['usec_max']:,} | {w['cpu_usec']:,} |")
-        L.append(f"\nEach case called {WORST_REPS} times at default settings (`winlimit.max-limit` "
-                 f"{next((w['max_limit'] for w in worst if 'max_limit' in w), '?'):,}); durations from SLOWLOG (`slowlog-log-slower-than 0`). "
-                 "They are wall time: on this shared machine a call now and then is preempted and takes "
-                 "several times its work, so the median is the figure and the target's measure; the "
-                 "main thread's CPU time around the call (`INFO cpu`, including the INFO call itself) is "
-                 "not inflated by preemption. The sliding logs are filled by the command itself or by "
-                 "ZADD in its member format.\n")
-    if memory or state_memory:
-        L.append("## Memory per key\n")
+    return L
+
+
+def aof_lines(aof: list[dict]) -> list[str]:
+    """What one call appends to the AOF."""
+    if not aof:
+        return []
+    L: list[str] = []
+    L.append("## Replication: what one call appends to the AOF (steady state)\n")
+    L.append("| contender | call | bytes/call | replicated commands/call | MULTI/EXEC per call | commands |")
+    L.append("|---|---|---:|---:|---:|---|")
+    for a in aof:
+        if "bytes_per_call" not in a:
+            L.append(f"| {a['contender']} | | {a['status']} | | | |")
+            continue
+        cmds = ", ".join(f"{k} {v:.3f}" for k, v in a["commands"].items())
+        note = f" ({a['note']})" if a.get("note") else ""
+        L.append(f"| {a['contender']} | `{a['call']}`{note} | {a['bytes_per_call']:.1f} | "
+                 f"{a['commands_per_call']:.3f} | {a['multi_per_call']:.3f} | {cmds} |")
+    n_calls = next((a["calls"] for a in aof if "calls" in a), AOF_CALLS)
+    L.append(f"\nEach on a fresh server with `appendonly yes` (`appendfsync no`): {n_calls:,} calls "
+             f"after every key already exists (100 keys warmed up by 20 calls each, or the "
+             f"scenario's warm-up), limits high enough that every call is accepted. Bytes are what "
+             f"the AOF grew by, divided by the calls; commands are counted by parsing it. Redis wraps "
+             f"a call that replicates two or more commands in MULTI/EXEC. Key names are 14 bytes "
+             f"(`a:` + 12 digits).\n")
+    return L
+
+
+def worst_lines(worst: list[dict]) -> list[str]:
+    """The longest single calls."""
+    if not worst:
+        return []
+    L: list[str] = []
+    L.append("## Worst case: the longest single calls at default settings\n")
+    L.append("| call | server µs (median) | longest | main-thread CPU µs (median) |\n|---|---:|---:|---:|")
+    for w in worst:
+        if w.get("usec") is None:
+            L.append(f"| {w['call']} | {w.get('status', '')} | | |")
+        else:
+            L.append(f"| {w['call']} | {w['usec']:,.0f} | {w['usec_max']:,} | {w['cpu_usec']:,} |")
+    L.append(f"\nEach case called {WORST_REPS} times at default settings (`winlimit.max-limit` "
+             f"{next((w['max_limit'] for w in worst if 'max_limit' in w), '?'):,}); durations from SLOWLOG (`slowlog-log-slower-than 0`). "
+             "They are wall time: on this shared machine a call now and then is preempted and takes "
+             "several times its work, so the median is the figure and the target's measure; the "
+             "main thread's CPU time around the call (`INFO cpu`, including the INFO call itself) is "
+             "not inflated by preemption. The sliding logs are filled by the command itself or by "
+             "ZADD in its member format.\n")
+    return L
+
+
+def memory_lines(memory: list[dict], state_memory: list[dict]) -> list[str]:
+    """Memory per key of every algorithm."""
+    if not (memory or state_memory):
+        return []
+    L: list[str] = []
+    L.append("## Memory per key\n")
     if memory:
         L.append("### A full window: `MEMORY USAGE key SAMPLES 0`\n")
         L.append("| limit | SLIDE | Lua sliding log | SLIDE / Lua | FIXED | Lua counter | FIXED / Lua |")
@@ -326,15 +247,21 @@ def write_markdown(path: Path, info: dict, cfg: dict, cs: list[Contender], summa
                 L.append(f"| {m['contender']} | {m['call']} | {m['status']} | |")
         L.append(f"\nMean of {MEM_KEYS} keys each. The BUCKET keys were filled by the command itself, one "
                  f"call per key per bucket for longer than the window, on a server of their own.\n")
+    return L
+
+
+def target_lines(targets: list[dict]) -> list[str]:
+    """The PASS/FAIL lines."""
+    L: list[str] = []
     L.append("## Targets\n")
-    L.append("A ratio between two contenders is the median of their per-round ratios (both ran in "
-             "the same round, so a drift of the machine's load cancels); the ratio of the medians "
-             "of the table is shown too.\n")
+    L.append("What only wall time shows: memory, AOF bytes, the worst call. Costs per call are "
+             "judged in instructions (`make bench-instr`, bench/results/instructions.md), which do "
+             "not move with the machine's load.\n")
     for t in targets:
         L.append(f"- {verdict(t['pass'])}: {t['target']}: {t['value']}")
     L.append("")
     L.append("![chart](latest.png)\n")
-    path.write_text("\n".join(L))
+    return L
 
 
 COLORS = {"core": "#888888", "native": "#2b7bba", "lua": "#e08a2c", "cell": "#4a9a4a"}

@@ -75,11 +75,15 @@ class RedisServer:
     ["--replicaof", "127.0.0.1", "6380"]; dir: reuse this directory (else a fresh one), also
     the server's working directory; config: a configuration file read first (the command
     line's port, bind and dir override it); server_bin: another server than the one under
-    test (the bench's --redis-server).
+    test (the bench's --redis-server); launcher: a command the server runs under (valgrind),
+    with start_timeout to match.
     """
 
-    def __init__(self, module=True, module_args=(), args=(), dir=None, port=None, config=None, server_bin=None):
+    def __init__(self, module=True, module_args=(), args=(), dir=None, port=None, config=None, server_bin=None,
+                 launcher=(), start_timeout=START_TIMEOUT):
         self.server_bin = server_bin or SERVER_BIN
+        self.launcher = list(launcher)
+        self.start_timeout = start_timeout
         self.config = config
         self.module = module
         self.module_args = list(module_args)
@@ -96,7 +100,7 @@ class RedisServer:
         return self.proc.pid if self.proc else None
 
     def _command(self, port):
-        cmd = [self.server_bin, *([self.config] if self.config else []), "--port", str(port), "--bind", "127.0.0.1",
+        cmd = [*self.launcher, self.server_bin, *([self.config] if self.config else []), "--port", str(port), "--bind", "127.0.0.1",
                "--save", "", "--appendonly", "no", "--dir", self.dir,
                "--repl-diskless-sync-delay", "0"]
         if self.module:
@@ -123,7 +127,7 @@ class RedisServer:
         _running.add(self)
         self.port = port
         self.client = self.new_client()
-        deadline = time.monotonic() + START_TIMEOUT
+        deadline = time.monotonic() + self.start_timeout
         while True:
             if self.proc.poll() is not None:
                 _running.discard(self)
@@ -140,7 +144,7 @@ class RedisServer:
                 pass
             if time.monotonic() > deadline:
                 self.stop(keep_dir=True)
-                raise RuntimeError(f"redis-server did not answer PING within {START_TIMEOUT}s "
+                raise RuntimeError(f"redis-server did not answer PING within {self.start_timeout}s "
                                    f"(log {log_path}):\n{_tail(log_path)}")
             time.sleep(0.01)
 

@@ -1,0 +1,214 @@
+"""`make bench-instr`: what each contender costs in instructions per call, counted by
+callgrind for the whole server, which does not move with the machine's load as wall time
+does.
+
+Method: one redis-server under `valgrind --tool=callgrind` (with the module, cell-compat and
+a max-limit the hot key never reaches; redis-cell on a server of its own when --cell is
+given); per contender, redis-benchmark with one client, pipeline 16 and 1,000 keys
+(`-r 1000`) warms the keys up with 20,000 calls, then the counters are zeroed, 20,000 more
+calls run, and the counters are dumped. Every call of a random-key contender is accepted
+(limits far above 40 calls per key); what PING costs the same way is subtracted, so the
+network round trip and the event loop cancel out.
+
+Writes bench/results/instructions.{md,json} (with --quick: bench/.tmp/results/) and prints
+PASS/FAIL lines for the targets.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+
+from kit.server import RedisServer
+from winbench.config import BENCH_DIR, DEFAULT_MODULE, LUA_DIR, R, TMP
+from winbench.contenders import BUCKET_ARGS, BUCKET_MS, BUCKET_WINDOW_MS, contenders
+
+CALLS = 20_000
+KEYS = 1_000
+PIPELINE = 16
+MODULE_ARGS = ["cell-compat", "yes", "max-limit", "1000000"]
+# A server under callgrind runs some 50 times slower: it gets longer to start.
+START_TIMEOUT = 120
+
+
+@dataclass(frozen=True)
+class Target:
+    """contender <= factor x of (a number, or another contender)."""
+
+    contender: str
+    factor: float
+    of: str | None = None  # None: `factor` is an absolute instruction count
+
+    def label(self) -> str:
+        return f"{self.contender} <= {self.factor:,g}" + (f" x {self.of}" if self.of else " instructions per call")
+
+
+TARGETS = [
+    Target("FIXED", 8_000),
+    Target("GCRA", 0.50, "REDIS_CELL"),
+    Target("CELL_COMPAT", 0.50, "REDIS_CELL"),
+    Target("BUCKET_STEADY", 0.70, "REDIS_CELL"),
+    Target("SLIDE", 0.85, "REDIS_CELL"),
+    Target("SLIDE", 0.22, "LUA_SLIDE"),
+    Target("SLIDE_TWO_WINDOWS", 1.15, "SLIDE"),
+]
+
+
+def calls_of(shas: dict) -> dict[str, tuple[str, list[str]]]:
+    """contender -> (server, argv): the bench's contenders in the shape that accepts every
+    call (their replication-cost calls), the hot key as the bench runs it, and BUCKET with
+    61 buckets occupied."""
+    out = {"PING": ("main", ["PING"])}
+    for c in contenders():
+        if c.name == "BUCKET_STEADY":
+            out[c.name] = (c.server, ["WINLIMIT.SLIDE", f"bks:{R}", *BUCKET_ARGS])
+        elif c.group == "hot":
+            out[c.name] = (c.server, c.argv(shas))
+        elif c.aof is not None and c.group == "random":
+            out[c.name] = (c.server, c.aof.argv(shas))
+    return out
+
+
+class Counted:
+    """A server under callgrind and the redis-benchmark runs counted on it."""
+
+    def __init__(self, name: str, modules: list[tuple[Path, list[str]]], redis_server: str, rb: str):
+        self.dir = TMP / "instr" / name
+        shutil.rmtree(self.dir, ignore_errors=True)
+        self.dir.mkdir(parents=True)
+        loads = [arg for path, args in modules for arg in ("--loadmodule", str(path), *args)]
+        launcher = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={self.dir}/callgrind.out.%n"]
+        self.server = RedisServer(module=False, args=loads, dir=str(self.dir), server_bin=redis_server,
+                                  launcher=launcher, start_timeout=START_TIMEOUT)
+        self.client = self.server.new_client(decode_responses=True)
+        self.rb = rb
+
+    def run(self, argv: list[str], requests: int) -> None:
+        cmd = [self.rb, "-h", "127.0.0.1", "-p", str(self.server.port), "-c", "1", "-P", str(PIPELINE),
+               "-r", str(KEYS), "-n", str(requests), "-q", *argv]
+        subprocess.run(cmd, check=True, capture_output=True, timeout=1800)
+
+    def instructions(self, name: str, argv: list[str], warm_up_ms: int = 0) -> int:
+        """Instructions the server ran for CALLS calls of argv, after a warm-up of as many calls
+        (and, for warm_up_ms, calls until that much time has passed)."""
+        self.client.flushall()
+        self.run(argv, CALLS)
+        end = time.monotonic() + warm_up_ms / 1000
+        while time.monotonic() < end:
+            self.run(argv, CALLS // 10)
+        self.control("-z")
+        self.run(argv, CALLS)
+        self.control("-d", name)
+        return total_of(newest_dump(self.dir))
+
+    def control(self, *args: str) -> None:
+        subprocess.run(["callgrind_control", *args, str(self.server.pid)], check=True, capture_output=True)
+
+    def stop(self) -> None:
+        self.server.stop(keep_dir=True)
+
+
+def newest_dump(directory: Path) -> Path:
+    return max(directory.glob("callgrind.out.*"), key=lambda p: p.stat().st_mtime_ns)
+
+
+def total_of(dump: Path) -> int:
+    """The instructions a callgrind dump counted (its `summary:` or `totals:` line)."""
+    for line in dump.read_text(errors="replace").splitlines():
+        if line.startswith(("summary:", "totals:")):
+            return int(line.split()[1])
+    raise ValueError(f"{dump} has no summary line")
+
+
+def measure(args: argparse.Namespace) -> dict[str, int]:
+    """Instructions per call, net of PING, for every contender that can run."""
+    main = Counted("main", [(args.module, MODULE_ARGS)], args.redis_server, args.redis_benchmark)
+    cell = Counted("cell", [(args.cell, [])], args.redis_server, args.redis_benchmark) if args.cell else None
+    try:
+        shas = {"fixed": main.client.script_load((LUA_DIR / "fixed_window.lua").read_text()),
+                "slide": main.client.script_load((LUA_DIR / "sliding_log.lua").read_text())}
+        totals, servers = {}, {"main": main, "cell": cell}
+        for name, (where, argv) in calls_of(shas).items():
+            if args.only and name not in args.only and name != "PING":
+                continue
+            server = servers[where]
+            if server is None:
+                continue
+            warm = BUCKET_WINDOW_MS + 2 * BUCKET_MS if name == "BUCKET_STEADY" else 0
+            totals[name] = server.instructions(name, argv, warm)
+            print(f"{name:<18} {totals[name] / CALLS:>10,.0f} instructions per call (PING included)", flush=True)
+    finally:
+        main.stop()
+        if cell:
+            cell.stop()
+    ping = totals.pop("PING") / CALLS
+    return {name: round(total / CALLS - ping) for name, total in totals.items()}
+
+
+def judge(per_call: dict[str, int]) -> list[dict]:
+    rows = []
+    for t in TARGETS:
+        value = per_call.get(t.contender)
+        base = t.factor if t.of is None else (per_call.get(t.of) and t.factor * per_call[t.of])
+        if value is None or not base:
+            rows.append({"target": t.label(), "value": "not measured", "pass": None})
+            continue
+        ratio = "" if t.of is None else f" = {value / per_call[t.of]:.2f} x {t.of} ({per_call[t.of]:,})"
+        rows.append({"target": t.label(), "value": f"{value:,}{ratio}", "pass": value <= base})
+    return rows
+
+
+def write(out: Path, per_call: dict[str, int], targets: list[dict], info: dict) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "instructions.json").write_text(json.dumps({"machine": info, "per_call": per_call,
+                                                        "targets": targets}, indent=2) + "\n")
+    lines = ["# winlimit: instructions per call\n",
+             f"Counted by `make bench-instr` on {info['date']} ({info['redis_server']}; module {info['module']}"
+             f"{'; redis-cell ' + info['cell'] if info.get('cell') else ''}): callgrind, the whole server, one "
+             f"client, pipeline {PIPELINE}, {KEYS:,} keys, {CALLS:,} calls after as many to warm up, net of "
+             "what PING costs the same way.\n",
+             "| contender | instructions per call, net of PING |", "|---|---:|",
+             *(f"| {name} | {n:,} |" for name, n in per_call.items()), "", "## Targets\n",
+             *(f"- {verdict(t['pass'])}: {t['target']}: {t['value']}" for t in targets), ""]
+    (out / "instructions.md").write_text("\n".join(lines))
+
+
+def verdict(ok: bool | None) -> str:
+    return "SKIP" if ok is None else "PASS" if ok else "FAIL"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--module", type=Path, default=DEFAULT_MODULE)
+    ap.add_argument("--cell", type=Path, help="a built redis-cell module (libredis_cell.so) to compare with")
+    ap.add_argument("--only", type=lambda s: {x.strip().upper() for x in s.split(",")}, help="contenders to count")
+    ap.add_argument("--out", type=Path, default=BENCH_DIR / "results")
+    ap.add_argument("--redis-server", default=shutil.which("redis-server") or "redis-server")
+    ap.add_argument("--redis-benchmark", default=shutil.which("redis-benchmark") or "redis-benchmark")
+    args = ap.parse_args()
+    for exe in ("valgrind", "callgrind_control", args.redis_server, args.redis_benchmark):
+        if not shutil.which(exe):
+            ap.error(f"{exe} not found (make bench-instr installs valgrind; scripts/install-deps.sh the rest)")
+    if not args.module.exists():
+        ap.error(f"{args.module} does not exist: run `cargo build --release` first")
+    version = subprocess.run([args.redis_server, "--version"], capture_output=True, text=True).stdout.strip()
+    info = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "redis_server": version,
+            "module": args.module.name, "cell": str(args.cell) if args.cell else ""}
+    per_call = measure(args)
+    targets = judge(per_call)
+    write(args.out, per_call, targets, info)
+    for t in targets:
+        print(f"{verdict(t['pass'])}: {t['target']}: {t['value']}")
+    print(f"wrote {args.out}/instructions.md")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
