@@ -61,14 +61,29 @@ TARGETS = [
 ]
 
 
+# The shapes the cost targets are stated for: every call of a random-key contender is
+# accepted (40 calls per key over the run, far below each limit).
+SHAPES = {
+    "FIXED": ["WINLIMIT.FIXED", f"fx:{R}", "600000", "1000000000"],
+    "GCRA": ["WINLIMIT.GCRA", f"gc:{R}", "60000", "100"],
+    "CELL_COMPAT": ["CL.THROTTLE", f"cc:{R}", "99", "100", "60"],
+    "REDIS_CELL": ["CL.THROTTLE", f"rc:{R}", "99", "100", "60"],
+    "BUCKET_STEADY": ["WINLIMIT.SLIDE", f"bks:{R}", *BUCKET_ARGS],
+    "SLIDE": ["WINLIMIT.SLIDE", f"sl:{R}", "600000", "10000"],
+    "SLIDE_TWO_WINDOWS": ["WINLIMIT.SLIDE", f"sl2:{R}", "1000", "10000", "600000", "10000"],
+}
+
+
 def calls_of(shas: dict) -> dict[str, tuple[str, list[str]]]:
-    """contender -> (server, argv): the bench's contenders in the shape that accepts every
-    call (their replication-cost calls), the hot key as the bench runs it, and BUCKET with
-    61 buckets occupied."""
+    """contender -> (server, argv): the shapes above, the bench's other contenders in the
+    shape that accepts every call (their replication-cost calls; the Lua log with SLIDE's
+    window and limit), and the hot key as the bench runs it."""
     out = {"PING": ("main", ["PING"])}
     for c in contenders():
-        if c.name == "BUCKET_STEADY":
-            out[c.name] = (c.server, ["WINLIMIT.SLIDE", f"bks:{R}", *BUCKET_ARGS])
+        if c.name in SHAPES:
+            out[c.name] = (c.server, SHAPES[c.name])
+        elif c.name == "LUA_SLIDE":
+            out[c.name] = (c.server, ["EVALSHA", shas["slide"], "1", f"lsl:{R}", "600000", "10000"])
         elif c.group == "hot":
             out[c.name] = (c.server, c.argv(shas))
         elif c.aof is not None and c.group == "random":
