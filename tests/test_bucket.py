@@ -6,7 +6,7 @@ import time
 import pytest
 
 from kit.server import REDIS_62
-from kit.aof import aof_bytes, aof_commands
+from kit.aof import aof_bytes, aof_commands, rewrite_done
 from kit.bucket_layout import bucket_log, encode as bucket_ring
 from kit.commands import call
 from kit.errors import error_of
@@ -208,7 +208,7 @@ def test_events_are_those_of_set_pxat_then_bitfield(server, r):
 def test_a_steady_accepted_call_replicates_one_bitfield(start_server):
     s = start_server(args=["--appendonly", "yes"])
     r = s.client
-    wait_until(lambda: aof_settled(r), what="the AOF to be written directly, no rewrite under way")
+    wait_until(lambda: rewrite_done(r), what="the AOF to be written directly, no rewrite under way")
     bucket(r, "k", W, 10**6)
     size = aof_bytes(s)
     for _ in range(10):
@@ -221,7 +221,3 @@ def test_a_steady_accepted_call_replicates_one_bitfield(start_server):
     per_call = (aof_bytes(s) - size) / 10
     assert 0 < per_call < 120 + (29 if REDIS_62 else 0), per_call
 
-
-def aof_settled(r):
-    p = r.info("persistence")
-    return p.get("aof_enabled") and not p.get("aof_rewrite_in_progress") and not p.get("aof_rewrite_scheduled")

@@ -10,6 +10,7 @@ import pytest
 from kit.server import REDIS_62
 from kit.commands import call
 from kit.keyspace import snapshot
+from kit.aof import rewrite_done
 from kit.support import ALIGNED_W, W, wait_until, workload
 
 
@@ -45,11 +46,6 @@ def test_limits_carry_on_after_restart_from_rdb(start_server):
     s.restart()
     assert [call(s.client, "slide", "s", W, 3).allowed for _ in range(2)] == [1, 0]
     assert [call(s.client, "fixed", "f", W, 3).allowed for _ in range(2)] == [1, 0]
-
-
-def rewrite_done(r):
-    p = r.info("persistence")
-    return not p["aof_rewrite_in_progress"] and not p["aof_rewrite_scheduled"]
 
 
 @MODULE

@@ -4,9 +4,11 @@ import uuid
 
 import pytest
 
+from kit.aof import rewrite_done
 from kit.bucket_layout import encode as bucket_ring
 from kit.commands import call
 from kit.keyspace import server_ms, snapshot
+from kit.support import wait_until
 
 
 W = 60000  # long windows: nothing expires while keyspaces are compared
@@ -94,6 +96,7 @@ def aof_size(r):
 def test_calls_that_change_nothing_propagate_nothing(start_server):
     s = start_server(args=["--appendonly", "yes"])
     r = s.client
+    wait_until(lambda: rewrite_done(r), what="the start-up AOF rewrite")
     for _ in range(3):
         call(r, "slide", "s", W, 3)
         call(r, "fixed", "f", W, 3)

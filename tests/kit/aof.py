@@ -11,6 +11,13 @@ def aof_paths(directory):
         or glob.glob(os.path.join(directory, "appendonly.aof"))
 
 
+def rewrite_done(client):
+    """No AOF rewrite under way or scheduled: a server started with appendonly yes rewrites
+    once at start-up, and until that ends its AOF sizes move by themselves."""
+    p = client.info("persistence")
+    return bool(p.get("aof_enabled")) and not p.get("aof_rewrite_in_progress") and not p.get("aof_rewrite_scheduled")
+
+
 def aof_bytes(server):
     """Bytes in the server's AOF files."""
     return sum(os.path.getsize(p) for p in aof_paths(server.dir))
