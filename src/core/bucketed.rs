@@ -234,10 +234,13 @@ fn check(
     view: &impl BucketView,
 ) -> Result<PairVerdict, StoredError> {
     let limit = window.limit;
-    // As for the exact log: a shorter window that surely has room and more left than the
-    // largest pair cannot be the one the reply describes; its exact count changes nothing.
+    // As for the exact log: a shorter window that surely has room and at least as much left
+    // as the largest pair cannot be the one the reply describes (ties go to the longer
+    // window); its exact count changes nothing.
     let is_largest = window.window_ms == largest_window_ms;
-    if !is_largest && counted_in_largest.saturating_add(cost) <= limit && limit - counted_in_largest > largest_remaining
+    if !is_largest
+        && counted_in_largest.saturating_add(cost) <= limit
+        && limit - counted_in_largest >= largest_remaining
     {
         let remaining = limit - counted_in_largest;
         return Ok(PairVerdict { window_ms: window.window_ms, limit, remaining, wait_ms: 0, reset_after_ms: 0 });

@@ -266,10 +266,12 @@ fn check(
     let cutoff = now.saturating_sub(window.window_ms);
     let counted_in_largest_i64 = i64::try_from(counted_in_largest).unwrap_or(i64::MAX);
     // A shorter window counts no more than the largest. When even that leaves it room, and
-    // more left than the largest pair has (so it cannot be the one the reply describes),
-    // its exact count changes nothing: skip counting it.
+    // at least as much left as the largest pair has, it cannot be the one the reply
+    // describes (an accepted call binds the least `remaining`, ties to the longer window,
+    // and the largest is the longest), so its exact count changes nothing: skip counting it.
+    // Equal limits, the common shape (10 a second and 10 a minute), skip too.
     let surely_room = counted_in_largest_i64.saturating_add(cost) <= limit;
-    if !is_largest && surely_room && limit - counted_in_largest_i64 > largest_remaining {
+    if !is_largest && surely_room && limit - counted_in_largest_i64 >= largest_remaining {
         return PairVerdict {
             window_ms: window.window_ms,
             limit,
