@@ -5,7 +5,7 @@ PYTEST := $(PY) -m pytest -q tests/
 # The test matrix: every server users run, fetched into .cache/ by scripts/fetch-servers.sh.
 SERVERS := redis-6.2 redis-7.0 redis-8.2 valkey-8.0 valkey-9.1
 
-.PHONY: all build deps servers test unit itest itest-all $(addprefix itest-,$(SERVERS)) itest-valkey itest-client docs run bench fuzz clean
+.PHONY: all build deps servers test unit itest itest-all $(addprefix itest-,$(SERVERS)) itest-valkey itest-client itest-node node-deps docs run bench fuzz clean
 
 all: build
 
@@ -18,7 +18,7 @@ deps:
 servers: deps
 	scripts/fetch-servers.sh all
 
-test: deps build servers unit itest-all itest-client
+test: deps build servers unit itest-all itest-client itest-node
 
 unit:
 	cargo test --release
@@ -42,6 +42,27 @@ itest-valkey: itest-valkey-8.0
 itest-client:
 	$(PY) -m pytest -q clients/python/tests
 
+# The Node client (clients/node): every method over node-redis and ioredis, plain and on a
+# cluster, the shared header cases, Express and Fastify apps on real HTTP servers, and the
+# package as npm packs it; on Debian's Redis 7.0 (the module is the same on every server).
+NODE_SERVER := redis-7.0
+itest-node: node-deps
+	scripts/fetch-servers.sh $(NODE_SERVER)
+	cd clients/node && npm run --silent build
+	cd clients/node && WINLIMIT_SERVER_BIN=$(CURDIR)/.cache/$(NODE_SERVER)/bin/server \
+		WINLIMIT_CLI_BIN=$(CURDIR)/.cache/$(NODE_SERVER)/bin/cli node --test test/*.test.mjs
+
+# Node 20 or later (current node-redis and ioredis need it), and the pinned development
+# dependencies from clients/node/package-lock.json: npm ci, again only when the lock changed.
+node-deps:
+	@command -v node >/dev/null 2>&1 || { echo "make: the Node client's tests need Node.js 20 or later; node was not found" >&2; exit 1; }
+	@node -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 20 ? 0 : 1)' || \
+		{ echo "make: the Node client's tests need Node.js 20 or later; this is Node $$(node --version)" >&2; exit 1; }
+	@cd clients/node && want=$$(sha256sum package-lock.json | cut -d' ' -f1) && \
+		if [ "$$(cat node_modules/.lock.sha256 2>/dev/null)" != "$$want" ]; then \
+			echo "npm ci (clients/node)" && npm ci --no-audit --no-fund --loglevel=error && echo "$$want" > node_modules/.lock.sha256; \
+		fi
+
 # docs/algorithms.png, drawn from real calls.
 docs: deps build
 	$(PY) docs/make_algorithms_png.py
@@ -60,4 +81,4 @@ fuzz: deps build
 
 clean:
 	cargo clean
-	rm -rf tests/.tmp bench/.tmp .pytest_cache .mypy_cache .cache
+	rm -rf tests/.tmp bench/.tmp .pytest_cache .mypy_cache .cache clients/node/node_modules clients/node/dist clients/node/.tmp
