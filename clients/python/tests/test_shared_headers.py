@@ -5,6 +5,7 @@ tests read the same file (clients/node/test/headers.test.mjs)."""
 import json
 import os
 
+import http_sf
 import pytest
 import redis
 
@@ -39,6 +40,15 @@ def test_the_call_sends_its_command_line(case):
 def test_the_reply_gives_the_shared_fields(case):
     call = build(case["call"])
     assert winlimit.Decision.from_reply(case["reply"], call.policies).headers() == case["headers"]
+
+
+@pytest.mark.parametrize("case", CASES["cases"], ids=[c["name"] for c in CASES["cases"]])
+def test_the_shared_fields_are_structured_field_lists_of_strings_with_integers(case):
+    # The spec itself checked by a Structured Field parser, so no client is held to a
+    # malformed field.
+    for field in ("RateLimit-Policy", "RateLimit"):
+        for name, params in http_sf.parse(case["headers"][field].encode("ascii"), tltype="list"):
+            assert type(name) is str and all(type(v) is int for v in params.values()), case["headers"][field]
 
 
 @pytest.mark.parametrize("case", CASES["errors"], ids=[c["name"] for c in CASES["errors"]])
