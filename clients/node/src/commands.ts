@@ -73,34 +73,35 @@ function flag(what: string, value: unknown): boolean {
   return value === true;
 }
 
-/** Options of `slide`. */
-export interface SlideOptions {
+/** The options every method takes. */
+export interface CallOptions {
   /** Units this request takes (COST); default 1. */
   cost?: number;
-  /** Count per bucket of this many ms (BUCKET). */
-  bucket?: number;
-  /** Ask WINLIMIT.SLIDE_RO, which records nothing. */
+  /** Ask the `_RO` variant, which records nothing. */
   peek?: boolean;
   /** The policy name for this call. */
   name?: string;
+  /** When rejected, sleep `retryAfterMs` and call again, until accepted or until the next
+   * sleep would end more than `waitMs` after the call began; not with `peek`. */
+  waitMs?: number;
+}
+
+/** Options of `slide`. */
+export interface SlideOptions extends CallOptions {
+  /** Count per bucket of this many ms (BUCKET). */
+  bucket?: number;
 }
 
 /** Options of `fixed`. */
-export interface FixedOptions {
-  cost?: number;
+export interface FixedOptions extends CallOptions {
   /** Windows start at multiples of windowMs since the epoch (ALIGN). */
   align?: boolean;
-  peek?: boolean;
-  name?: string;
 }
 
 /** Options of `gcra`. */
-export interface GcraOptions {
+export interface GcraOptions extends CallOptions {
   /** The bucket's capacity (BURST); default the limit. */
   burst?: number;
-  cost?: number;
-  peek?: boolean;
-  name?: string;
 }
 
 /** The pairs of `slide(key, windowMs, limit)` or `slide(key, [[windowMs, limit], ...])`. */

@@ -44,6 +44,8 @@ export interface DecisionFields {
   retryAfterMs: number;
   resetAfterMs: number;
   policies?: readonly Policy[];
+  waitedMs?: number;
+  cached?: boolean;
 }
 
 /**
@@ -66,6 +68,10 @@ export class Decision {
   readonly resetAfterMs: number;
   /** Every policy the call checked. */
   readonly policies: readonly Policy[];
+  /** How long the call slept in all before this decision (`waitMs`); 0 when it did not. */
+  readonly waitedMs: number;
+  /** True when the decision came from the limiter's cache of rejections, not from Redis. */
+  readonly cached: boolean;
 
   constructor(fields: DecisionFields) {
     this.allowed = fields.allowed;
@@ -74,6 +80,8 @@ export class Decision {
     this.retryAfterMs = fields.retryAfterMs;
     this.resetAfterMs = fields.resetAfterMs;
     this.policies = Object.freeze([...(fields.policies ?? [])]);
+    this.waitedMs = fields.waitedMs ?? 0;
+    this.cached = fields.cached ?? false;
   }
 
   /** A decision from a command's five-integer reply. */

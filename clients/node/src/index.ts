@@ -13,5 +13,5 @@ export type { LimiterOptions } from "./limiter";
 export { Decision } from "./decision";
 export type { DecisionFields, Policy } from "./decision";
 export { ModuleNotLoaded, RedisCallError } from "./errors";
-export type { FixedOptions, GcraOptions, Key, Pair, SlideOptions } from "./commands";
+export type { CallOptions, FixedOptions, GcraOptions, Key, Pair, SlideOptions } from "./commands";
 export type { IoRedisClient, NodeRedisClient, NodeRedisCluster, RedisClient } from "./client";

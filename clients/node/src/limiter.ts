@@ -1,7 +1,8 @@
 /** The limiter: one method per winlimit command, each resolving to a Decision. */
 
+import { RejectionCache } from "./cache";
 import * as commands from "./commands";
-import type { Call, FixedOptions, GcraOptions, Key, Pair, SlideOptions } from "./commands";
+import type { Call, CallOptions, FixedOptions, GcraOptions, Key, Pair, SlideOptions } from "./commands";
 import { Decision } from "./decision";
 import { redisCallError } from "./errors";
 import { RedisClient, Send, sender } from "./client";
@@ -11,6 +12,11 @@ export interface LimiterOptions {
   /** Names the policy in the header fields (default `"winlimit"`; with several windows,
    * `"winlimit-60s"` and so on). Every method takes `name` to override it for one call. */
   name?: string;
+  /** Answer a call locally while the same command line's last rejection is in force (its
+   * `retryAfterMs`, on this process's monotonic clock). Default false. */
+  cacheRejections?: boolean;
+  /** How many rejections the cache holds at most, the oldest dropped first (default 10,000). */
+  cacheSize?: number;
 }
 
 /**
@@ -26,10 +32,17 @@ export class Limiter {
   /** The default policy name. */
   readonly name: string;
   private readonly send: Send;
+  private readonly cache: RejectionCache | undefined;
 
   constructor(client: RedisClient, options: LimiterOptions = {}) {
     this.send = sender(client);
     this.name = commands.checkName(options.name ?? commands.DEFAULT_NAME);
+    if (options.cacheRejections !== undefined && typeof options.cacheRejections !== "boolean") {
+      throw new TypeError(`cacheRejections must be a boolean, not ${typeof options.cacheRejections}`);
+    }
+    const size = options.cacheSize ?? 10_000;
+    if (!Number.isSafeInteger(size) || size < 1) throw new RangeError(`cacheSize must be a positive integer, not ${String(size)}`);
+    this.cache = options.cacheRejections ? new RejectionCache(size) : undefined;
   }
 
   /** WINLIMIT.SLIDE: `slide(key, 60_000, 100)`, or several windows at once:
@@ -39,35 +52,58 @@ export class Limiter {
   slide(key: Key, windows: readonly Pair[], options?: SlideOptions): Promise<Decision>;
   async slide(key: Key, windows: number | readonly Pair[], ...rest: unknown[]): Promise<Decision> {
     const limit = typeof windows === "number" ? rest[0] : undefined;
-    const options = (typeof windows === "number" ? rest[1] : rest[0]) as SlideOptions | undefined;
+    const options = checkOptions((typeof windows === "number" ? rest[1] : rest[0]) as SlideOptions | undefined);
     const pairs = commands.slidePairs(windows, limit);
-    return this.run(commands.slide(key, pairs, checkOptions(options), this.nameFor(options)));
+    return this.run(commands.slide(key, pairs, options, this.nameFor(options)), options);
   }
 
   /** WINLIMIT.FIXED; `align: true` starts windows at multiples of windowMs since the epoch
    * (ALIGN); `peek: true` asks WINLIMIT.FIXED_RO. */
   async fixed(key: Key, windowMs: number, limit: number, options?: FixedOptions): Promise<Decision> {
-    return this.run(commands.fixed(key, windowMs, limit, checkOptions(options), this.nameFor(options)));
+    const o = checkOptions(options);
+    return this.run(commands.fixed(key, windowMs, limit, o, this.nameFor(o)), o);
   }
 
   /** WINLIMIT.GCRA: `limit` units per `periodMs`, at most `burst` at once (default `limit`);
    * the decision's `limit` is the bucket's capacity. `peek: true` asks WINLIMIT.GCRA_RO. */
   async gcra(key: Key, periodMs: number, limit: number, options?: GcraOptions): Promise<Decision> {
-    return this.run(commands.gcra(key, periodMs, limit, checkOptions(options), this.nameFor(options)));
+    const o = checkOptions(options);
+    return this.run(commands.gcra(key, periodMs, limit, o, this.nameFor(o)), o);
   }
 
-  private nameFor(options: { name?: string } | undefined): string {
-    return options?.name === undefined ? this.name : commands.checkName(options.name);
+  private nameFor(options: CallOptions): string {
+    return options.name === undefined ? this.name : commands.checkName(options.name);
   }
 
-  private async run(call: Call): Promise<Decision> {
+  private async run(call: Call, options: CallOptions): Promise<Decision> {
+    const waitMs = checkWait(options.waitMs, call.readonly);
+    if (waitMs === undefined) return this.once(call);
+    const deadline = performance.now() + waitMs;
+    let waited = 0;
+    for (;;) {
+      const decision = await this.once(call);
+      // -1: the request can never fit, so waiting would not help.
+      if (decision.allowed || decision.retryAfterMs <= 0 || performance.now() + decision.retryAfterMs > deadline) {
+        return new Decision({ ...decision, waitedMs: Math.round(waited) });
+      }
+      const start = performance.now();
+      await new Promise((resolve) => setTimeout(resolve, decision.retryAfterMs));
+      waited += performance.now() - start;
+    }
+  }
+
+  private async once(call: Call): Promise<Decision> {
+    const cached = this.cache?.answer(call);
+    if (cached !== undefined) return cached;
     let reply: unknown;
     try {
       reply = await this.send(call);
     } catch (error) {
       throw redisCallError(error);
     }
-    return Decision.fromReply(reply, call.policies);
+    const decision = Decision.fromReply(reply, call.policies);
+    this.cache?.remember(call, decision, performance.now());
+    return decision;
   }
 }
 
@@ -77,4 +113,12 @@ function checkOptions<T extends object>(options: T | undefined): T {
     throw new TypeError(`the options must be an object, not ${JSON.stringify(options)}`);
   }
   return options;
+}
+
+function checkWait(waitMs: unknown, peek: boolean): number | undefined {
+  if (waitMs === undefined) return undefined;
+  if (typeof waitMs !== "number") throw new TypeError(`waitMs must be a number of ms, not ${typeof waitMs}`);
+  if (!(waitMs > 0) || !Number.isFinite(waitMs)) throw new RangeError(`waitMs must be a positive number of ms, not ${waitMs}`);
+  if (peek) throw new TypeError("peek records nothing, so waiting for it to be accepted makes no sense: drop waitMs or peek");
+  return waitMs;
 }
