@@ -17,8 +17,11 @@ export type { Check, KeyFunction, Logger, RateLimitOptions } from "./guard";
 /** The request as Express gives it: `ip` is Express's (which honours `trust proxy`). */
 export type ExpressLikeRequest = IncomingMessage & { ip?: string | undefined };
 
-/** A connect-style middleware. */
-export type Middleware<Req> = (request: Req, response: ServerResponse, next: (error?: unknown) => void) => void;
+/** A connect-style middleware; `shadowRejections` counts the requests shadow mode let
+ * through that it would have rejected. */
+export type Middleware<Req> = ((request: Req, response: ServerResponse, next: (error?: unknown) => void) => void) & {
+  readonly shadowRejections: number;
+};
 
 /** The default key: the client's address, Express's `req.ip` (behind a proxy, set Express's
  * `trust proxy`, or pass a `key` of your own). */
@@ -29,16 +32,16 @@ export function remoteAddress(request: ExpressLikeRequest): string | undefined {
 /** A middleware limiting every request it sees. */
 export function rateLimit<Req extends IncomingMessage = ExpressLikeRequest>(options: RateLimitOptions<Req>): Middleware<Req> {
   const guard = new Guard<Req>(options, remoteAddress as (request: Req) => string | undefined);
-  return (request, response, next) => {
+  const middleware = (request: Req, response: ServerResponse, next: (error?: unknown) => void): void => {
     guard.decide(request).then((outcome) => {
       if (outcome.kind === "unavailable") return answer(response, 503, "rate limiter unavailable");
       if (outcome.kind === "unlimited") return next();
-      const { decision } = outcome;
-      for (const [name, value] of Object.entries(decision.headers())) response.setHeader(name, value);
-      if (!decision.allowed) return answer(response, 429, "Too Many Requests");
+      for (const [name, value] of Object.entries(outcome.headers)) response.setHeader(name, value);
+      if (outcome.reject) return answer(response, 429, "Too Many Requests");
       next();
     }, next);
   };
+  return Object.defineProperty(middleware, "shadowRejections", { get: () => guard.shadowRejections, enumerable: true }) as Middleware<Req>;
 }
 
 function answer(response: ServerResponse, status: number, text: string): void {

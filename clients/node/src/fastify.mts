@@ -1,3 +1,3 @@
 // The ES module entry of winlimit/fastify: the CommonJS build re-exported.
-export { winlimitPlugin } from "./fastify.js";
+export { winlimitHook, winlimitPlugin } from "./fastify.js";
 export type * from "./fastify.js";

@@ -14,8 +14,9 @@ export type Check = (limiter: Limiter, key: string) => Promise<Decision>;
  * `null` leaves the request unlimited, e.g. for health checks. */
 export type KeyFunction<Req> = (request: Req) => string | null | undefined | Promise<string | null | undefined>;
 
-/** Where the middleware writes one line per failed check. */
-export type Logger = (message: string) => void;
+/** Where the middleware writes a line: `"error"` for a failed check, `"warn"` for what
+ * shadow mode let through. */
+export type Logger = (message: string, level: "error" | "warn") => void;
 
 /** The options of both middleware. */
 export interface RateLimitOptions<Req> {
@@ -31,15 +32,24 @@ export interface RateLimitOptions<Req> {
   failOpen?: boolean;
   /** How long to wait for Redis before counting it as failed (default 1,000 ms). */
   timeoutMs?: number;
-  /** Where to log a failed check (default `console.error`). */
+  /** Where to log a failed check (default `console.error`) and, in shadow mode, a request
+   * let through over the limit (default `console.warn`). */
   logger?: Logger;
+  /** Check and count as usual, but let every request through: a rejected one gets the
+   * fields as the decision gives them, no 429 and no Retry-After, and is logged at most once
+   * per key per retryAfterMs (per policy window when it is -1). Default false. */
+  shadow?: boolean;
 }
 
-/** What the middleware does with a request. */
+/** What the middleware does with a request: "limited" puts `headers` on the response and
+ * answers 429 when `reject`; "unlimited" lets it through untouched; "unavailable" is 503. */
 export type Outcome =
-  | { readonly kind: "limited"; readonly decision: Decision }
+  | { readonly kind: "limited"; readonly decision: Decision; readonly headers: Record<string, string>; readonly reject: boolean }
   | { readonly kind: "unlimited" }
   | { readonly kind: "unavailable" };
+
+// The keys whose shadow warning was logged, each until its retry ends; at most this many.
+const SHADOW_LOG_KEYS = 10_000;
 
 class CheckTimedOut extends Error {
   constructor(timeoutMs: number) {
@@ -55,6 +65,9 @@ export class Guard<Req> {
   private readonly prefix: string;
   private readonly timeoutMs: number;
   private readonly logger: Logger;
+  private readonly shadowLogged = new Map<string, number>();
+  /** The requests shadow mode let through that would have been rejected. */
+  shadowRejections = 0;
 
   constructor(options: RateLimitOptions<Req>, defaultKey: KeyFunction<Req>) {
     if (options === null || typeof options !== "object") throw new TypeError("rate limit options are required");
@@ -68,7 +81,7 @@ export class Guard<Req> {
     this.key = options.key ?? defaultKey;
     this.prefix = options.prefix ?? "rl:";
     this.timeoutMs = timeoutMs;
-    this.logger = options.logger ?? ((message) => console.error(message));
+    this.logger = options.logger ?? ((message, level) => (level === "warn" ? console.warn : console.error)(message));
   }
 
   /** "limited" with the decision; "unlimited" when the key is none, or Redis failed and the
@@ -78,8 +91,9 @@ export class Guard<Req> {
     const key = await this.key(request);
     if (key === undefined || key === null) return { kind: "unlimited" };
     const fullKey = this.prefix + key;
+    let decision: Decision;
     try {
-      return { kind: "limited", decision: await this.withinTime(this.options.check(this.options.limiter, fullKey)) };
+      decision = await this.withinTime(this.options.check(this.options.limiter, fullKey));
     } catch (error) {
       if (!(error instanceof RedisCallError || error instanceof CheckTimedOut)) throw error;
       // Connection refused, no answer, OOM, a server without the module: no decision. One
@@ -89,9 +103,34 @@ export class Guard<Req> {
       this.logger(
         `winlimit: rate limit check for ${JSON.stringify(fullKey)} failed, failing ${failOpen ? "open" : "closed"}: ` +
           `${cause.name}: ${error.message}`,
+        "error",
       );
       return { kind: failOpen ? "unlimited" : "unavailable" };
     }
+    const headers = decision.headers();
+    if (decision.allowed || this.options.shadow !== true) return { kind: "limited", decision, headers, reject: !decision.allowed };
+    this.shadowRejections++;
+    delete headers["Retry-After"];
+    this.logShadowRejection(fullKey, decision, headers);
+    return { kind: "limited", decision, headers, reject: false };
+  }
+
+  private logShadowRejection(key: string, decision: Decision, headers: Record<string, string>): void {
+    const now = performance.now();
+    const until = this.shadowLogged.get(key);
+    if (until !== undefined && now < until) return;
+    this.shadowLogged.delete(key);
+    const quietMs = decision.retryAfterMs > 0 ? decision.retryAfterMs : (decision.windowMs ?? 0);
+    this.shadowLogged.set(key, now + quietMs);
+    for (const oldest of this.shadowLogged.keys()) {
+      if (this.shadowLogged.size <= SHADOW_LOG_KEYS) break;
+      this.shadowLogged.delete(oldest);
+    }
+    this.logger(
+      `winlimit: shadow mode let through a request over the limit for ${JSON.stringify(key)}: ` +
+        `RateLimit: ${headers["RateLimit"]}, retry after ${decision.retryAfterMs} ms`,
+      "warn",
+    );
   }
 
   private withinTime<T>(work: Promise<T>): Promise<T> {
