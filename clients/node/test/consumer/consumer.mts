@@ -6,7 +6,7 @@ import express from "express";
 import Fastify from "fastify";
 import { Decision, Limiter, ModuleNotLoaded, RedisCallError, type Policy } from "winlimit";
 import { rateLimit } from "winlimit/express";
-import { winlimitPlugin } from "winlimit/fastify";
+import { winlimitHook, winlimitPlugin } from "winlimit/fastify";
 
 export async function calls(): Promise<number> {
   const limiters = [
@@ -19,7 +19,10 @@ export async function calls(): Promise<number> {
   const one: Decision = await a.slide("k", 60_000, 100);
   const pairs = await b.slide(Buffer.from("k"), [[1_000, 10], [3_600_000, 1_000]], { cost: 2, bucket: 1_000, peek: false, name: "x" });
   const fixed = await c.fixed("k", 60_000, 100, { cost: 1, align: true, peek: true });
-  const gcra = await d.gcra("k", 60_000, 100, { burst: 10, cost: 1 });
+  const gcra = await d.gcra("k", 60_000, 100, { burst: 10, cost: 1, waitMs: 5_000 });
+  const cache = new Limiter(new Redis(), { cacheRejections: true, cacheSize: 1_000 });
+  const fromCache: boolean = (await cache.fixed("k", 1_000, 1)).cached;
+  const waited: number = gcra.waitedMs + (fromCache ? 1 : 0);
   const policy: Policy | undefined = pairs.policy;
   const headers: Record<string, string> = gcra.headers();
   // @ts-expect-error: the limit is missing
@@ -29,7 +32,7 @@ export async function calls(): Promise<number> {
   // @ts-expect-error: not a Redis client
   new Limiter({ get: () => 1 });
   const failed: unknown = new ModuleNotLoaded("x");
-  return one.remaining + fixed.retryAfterMs + (policy?.quota ?? 0) + Object.keys(headers).length + (failed instanceof RedisCallError ? 1 : 0);
+  return waited + one.remaining + fixed.retryAfterMs + (policy?.quota ?? 0) + Object.keys(headers).length + (failed instanceof RedisCallError ? 1 : 0);
 }
 
 export async function apps(limiter: Limiter): Promise<void> {
@@ -40,4 +43,11 @@ export async function apps(limiter: Limiter): Promise<void> {
   await fastify.register(winlimitPlugin, { limiter, check: (l, key) => l.fixed(key, 60_000, 100), key: (request) => request.ip });
   // @ts-expect-error: check is required
   await fastify.register(winlimitPlugin, { limiter });
+  const shadow = rateLimit({ limiter, check: (l, key) => l.fixed(key, 1_000, 1), shadow: true, logger: (message, level) => console.log(level, message) });
+  app.use(shadow);
+  const hook = winlimitHook({ limiter, check: (l, key) => l.fixed(key, 1_000, 1), shadow: true });
+  fastify.addHook("onRequest", hook);
+  const counted: number = shadow.shadowRejections + hook.shadowRejections;
+  // @ts-expect-error: the count is read-only
+  shadow.shadowRejections = counted;
 }
