@@ -56,6 +56,11 @@ function checkKey(key: unknown): Key {
   return key;
 }
 
+/** The command, `_RO` for a peek, and the key: how every line starts. */
+function start(command: string, key: unknown, peek: boolean): (string | Buffer)[] {
+  return [peek ? `${command}_RO` : command, checkKey(key)];
+}
+
 function windowLabel(windowMs: number): string {
   // Unique per call, as the server refuses a window_ms given twice.
   return windowMs % 1000 === 0 ? `${windowMs / 1000}s` : `${windowMs}ms`;
@@ -130,7 +135,7 @@ export function slidePairs(windows: unknown, limit: unknown): [number, number][]
 /** WINLIMIT.SLIDE[_RO] key window_ms limit [window_ms limit ...] [COST n] [BUCKET ms]. */
 export function slide(key: unknown, pairs: [number, number][], options: SlideOptions, name: string): Call {
   const peek = flag("peek", options.peek);
-  const args: (string | Buffer)[] = [peek ? "WINLIMIT.SLIDE_RO" : "WINLIMIT.SLIDE", checkKey(key)];
+  const args = start("WINLIMIT.SLIDE", key, peek);
   for (const [w, lim] of pairs) args.push(String(w), String(lim));
   args.push(...costArgs(options.cost));
   if (options.bucket !== undefined) args.push("BUCKET", integer("bucket", options.bucket));
@@ -144,13 +149,7 @@ export function slide(key: unknown, pairs: [number, number][], options: SlideOpt
 /** WINLIMIT.FIXED[_RO] key window_ms limit [COST n] [ALIGN]. */
 export function fixed(key: unknown, windowMs: unknown, limit: unknown, options: FixedOptions, name: string): Call {
   const peek = flag("peek", options.peek);
-  const args: (string | Buffer)[] = [
-    peek ? "WINLIMIT.FIXED_RO" : "WINLIMIT.FIXED",
-    checkKey(key),
-    integer("windowMs", windowMs),
-    integer("limit", limit),
-    ...costArgs(options.cost),
-  ];
+  const args = [...start("WINLIMIT.FIXED", key, peek), integer("windowMs", windowMs), integer("limit", limit), ...costArgs(options.cost)];
   if (flag("align", options.align)) args.push("ALIGN");
   return { args, key: key as Key, readonly: peek, policies: [{ name, quota: limit as number, windowMs: windowMs as number }] };
 }
@@ -158,12 +157,7 @@ export function fixed(key: unknown, windowMs: unknown, limit: unknown, options: 
 /** WINLIMIT.GCRA[_RO] key period_ms limit [BURST n] [COST n]. */
 export function gcra(key: unknown, periodMs: unknown, limit: unknown, options: GcraOptions, name: string): Call {
   const peek = flag("peek", options.peek);
-  const args: (string | Buffer)[] = [
-    peek ? "WINLIMIT.GCRA_RO" : "WINLIMIT.GCRA",
-    checkKey(key),
-    integer("periodMs", periodMs),
-    integer("limit", limit),
-  ];
+  const args = [...start("WINLIMIT.GCRA", key, peek), integer("periodMs", periodMs), integer("limit", limit)];
   const capacity = options.burst === undefined ? (limit as number) : options.burst;
   if (options.burst !== undefined) args.push("BURST", integer("burst", options.burst));
   args.push(...costArgs(options.cost));

@@ -2,35 +2,18 @@
 // rejection answers the same command line locally until its retryAfterMs ends.
 
 import assert from "node:assert/strict";
-import { after, before, beforeEach, test } from "node:test";
+import { test } from "node:test";
 import { Limiter } from "winlimit";
-import { LIBRARIES } from "./support/clients.mjs";
-import { RedisServer, adminClient } from "./support/servers.mjs";
+import { redisForFile } from "./support/fixture.mjs";
 
 const W = 60_000;
-let server;
-let admin;
-let connection;
-before(async () => {
-  server = await RedisServer.start();
-  admin = await adminClient(server.port);
-  connection = await LIBRARIES["ioredis 6"].plain(server.port);
-});
-after(async () => {
-  await connection?.close();
-  await admin?.close();
-  await server?.stop();
-});
-beforeEach(async () => {
-  await admin.sendCommand(["FLUSHALL"]);
-  await admin.sendCommand(["CONFIG", "RESETSTAT"]);
-});
+const ctx = redisForFile({ library: "ioredis 6", resetStats: true });
 
-const caching = (options = {}) => new Limiter(connection.client, { cacheRejections: true, ...options });
+const caching = (options = {}) => new Limiter(ctx.connection.client, { cacheRejections: true, ...options });
 
 /** The calls the server has seen of `command` since the last CONFIG RESETSTAT. */
 async function calls(command) {
-  const stats = await admin.sendCommand(["INFO", "commandstats"]);
+  const stats = await ctx.admin.sendCommand(["INFO", "commandstats"]);
   const line = stats.match(new RegExp(`^cmdstat_${command.toLowerCase()}:calls=(\\d+)`, "m"));
   return line ? Number(line[1]) : 0;
 }
@@ -101,7 +84,7 @@ test("the cache holds at most cacheSize entries, the oldest dropped first", asyn
 });
 
 test("without cacheRejections every call reaches Redis", async () => {
-  const limiter = new Limiter(connection.client);
+  const limiter = new Limiter(ctx.connection.client);
   for (let i = 0; i < 5; i++) await limiter.fixed("k", W, 1);
   assert.equal(await calls("winlimit.fixed"), 5);
 });

@@ -2,32 +2,23 @@
 // anything is sent. Every one is a rejected promise (the methods are async).
 
 import assert from "node:assert/strict";
-import { after, before, beforeEach, describe, test } from "node:test";
+import { after, before, describe, test } from "node:test";
 import { Limiter, ModuleNotLoaded, RedisCallError } from "winlimit";
 import { LIBRARIES } from "./support/clients.mjs";
-import { RedisServer, adminClient } from "./support/servers.mjs";
+import { redisForFile } from "./support/fixture.mjs";
+import { RedisServer } from "./support/servers.mjs";
 
 const W = 60_000;
-let server;
+const ctx = redisForFile({ resetStats: true });
 let bare;
-let admin;
-
 before(async () => {
-  [server, bare] = await Promise.all([RedisServer.start(), RedisServer.start({ module: false })]);
-  admin = await adminClient(server.port);
+  bare = await RedisServer.start({ module: false });
 });
-after(async () => {
-  await admin?.close();
-  await Promise.all([server?.stop(), bare?.stop()]);
-});
-beforeEach(async () => {
-  await admin.sendCommand(["FLUSHALL"]);
-  await admin.sendCommand(["CONFIG", "RESETSTAT"]);
-});
+after(async () => bare?.stop());
 
 /** How many WINLIMIT commands the server has seen since the last CONFIG RESETSTAT. */
 async function winlimitCalls() {
-  const stats = await admin.sendCommand(["INFO", "commandstats"]);
+  const stats = await ctx.admin.sendCommand(["INFO", "commandstats"]);
   return [...stats.matchAll(/^cmdstat_winlimit[^:]*:calls=(\d+)/gm)].reduce((n, m) => n + Number(m[1]), 0);
 }
 
@@ -59,8 +50,8 @@ for (const [library, lib] of Object.entries(LIBRARIES)) {
 
     for (const [name, [call, raw]] of Object.entries(SERVER_ERRORS)) {
       test(`the server's own error comes through with its text: ${name}`, async () => {
-        const direct = await admin.sendCommand(raw).then(() => assert.fail("accepted"), (e) => e);
-        const connection = await lib.plain(server.port);
+        const direct = await ctx.admin.sendCommand(raw).then(() => assert.fail("accepted"), (e) => e);
+        const connection = await lib.plain(ctx.server.port);
         try {
           const error = await call(new Limiter(connection.client)).then(() => assert.fail("resolved"), (e) => e);
           assert.equal(error.constructor, RedisCallError);
@@ -73,8 +64,8 @@ for (const [library, lib] of Object.entries(LIBRARIES)) {
     }
 
     test("a key of another type rejects with WRONGTYPE", async () => {
-      await admin.sendCommand(["SET", "k", "text"]);
-      const connection = await lib.plain(server.port);
+      await ctx.admin.sendCommand(["SET", "k", "text"]);
+      const connection = await lib.plain(ctx.server.port);
       try {
         await assert.rejects(new Limiter(connection.client).slide("k", W, 3), (e) => e instanceof RedisCallError && /^WRONGTYPE/.test(e.message));
       } finally {
@@ -85,14 +76,6 @@ for (const [library, lib] of Object.entries(LIBRARIES)) {
 }
 
 describe("arguments the client can judge", () => {
-  let connection;
-  let limiter;
-  before(async () => {
-    connection = await LIBRARIES["node-redis 6"].plain(server.port);
-    limiter = new Limiter(connection.client);
-  });
-  after(async () => connection?.close());
-
   const TYPE_ERRORS = {
     "pairs and a limit": (l) => l.slide("k", [[1000, 2]], 5),
     "no limit": (l) => l.slide("k", 1000),
@@ -108,7 +91,7 @@ describe("arguments the client can judge", () => {
   };
   for (const [name, call] of Object.entries(TYPE_ERRORS)) {
     test(`bad argument types reject with TypeError before anything is sent: ${name}`, async () => {
-      const pending = call(limiter);
+      const pending = call(ctx.limiter);
       assert.ok(pending instanceof Promise, "a rejected promise, not a throw");
       await assert.rejects(pending, TypeError);
       assert.equal(await winlimitCalls(), 0);
@@ -123,13 +106,13 @@ describe("arguments the client can judge", () => {
   };
   for (const [name, call] of Object.entries(RANGE_ERRORS)) {
     test(`bad values reject with RangeError before anything is sent: ${name}`, async () => {
-      await assert.rejects(call(limiter), RangeError);
+      await assert.rejects(call(ctx.limiter), RangeError);
       assert.equal(await winlimitCalls(), 0);
     });
   }
 
   test("a call that is sent shows in the count the checks above read", async () => {
-    await limiter.fixed("k", W, 3);
+    await ctx.limiter.fixed("k", W, 3);
     assert.equal(await winlimitCalls(), 1);
   });
 

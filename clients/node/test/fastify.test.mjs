@@ -3,29 +3,13 @@
 // outside it.
 
 import assert from "node:assert/strict";
-import { after, before, beforeEach, test } from "node:test";
+import { test } from "node:test";
 import Fastify from "fastify";
-import { Limiter } from "winlimit";
 import { winlimitPlugin } from "winlimit/fastify";
-import { LIBRARIES } from "./support/clients.mjs";
-import { RedisServer, adminClient } from "./support/servers.mjs";
+import { redisForFile } from "./support/fixture.mjs";
 
-let server;
-let admin;
-let connection;
-let options;
-before(async () => {
-  server = await RedisServer.start();
-  admin = await adminClient(server.port);
-  connection = await LIBRARIES["ioredis 6"].plain(server.port);
-  options = { limiter: new Limiter(connection.client), check: (l, key) => l.fixed(key, 60_000, 1), key: (req) => req.url };
-});
-after(async () => {
-  await connection?.close();
-  await admin?.close();
-  await server?.stop();
-});
-beforeEach(async () => admin.sendCommand(["FLUSHALL"]));
+const ctx = redisForFile({ library: "ioredis 6" });
+const options = () => ({ limiter: ctx.limiter, check: (l, key) => l.fixed(key, 60_000, 1), key: (req) => req.url });
 
 const hello = async () => "hello";
 
@@ -47,7 +31,7 @@ async function twice(app, paths) {
 
 test("registered on the root, it limits every route, those of child plugins too", async () => {
   const app = Fastify();
-  await app.register(winlimitPlugin, options);
+  await app.register(winlimitPlugin, options());
   app.get("/root", hello);
   app.register(async (child) => child.get("/child", hello));
   assert.deepEqual(await twice(app, ["/root", "/child"]), {
@@ -59,7 +43,7 @@ test("registered on the root, it limits every route, those of child plugins too"
 test("registered inside a plugin, it limits that plugin's routes only", async () => {
   const app = Fastify();
   app.register(async (limited) => {
-    await limited.register(winlimitPlugin, options);
+    await limited.register(winlimitPlugin, options());
     limited.get("/limited", hello);
   });
   app.get("/free", hello);
@@ -69,5 +53,5 @@ test("registered inside a plugin, it limits that plugin's routes only", async ()
     "/free": [200, null],
     "/sibling": [200, null],
   });
-  assert.deepEqual(await admin.sendCommand(["KEYS", "*"]), ["rl:/limited"]);
+  assert.deepEqual(await ctx.admin.sendCommand(["KEYS", "*"]), ["rl:/limited"]);
 });

@@ -3,25 +3,15 @@
 // sent is read back from the server's own keys.
 
 import assert from "node:assert/strict";
-import { after, before, beforeEach, describe, test } from "node:test";
+import { after, before, describe, test } from "node:test";
 import { Limiter } from "winlimit";
 import { LIBRARIES } from "./support/clients.mjs";
-import { RedisServer, adminClient } from "./support/servers.mjs";
+import { redisForFile } from "./support/fixture.mjs";
 
 const W = 60_000;
-let server;
-let admin;
+const ctx = redisForFile();
 
-before(async () => {
-  server = await RedisServer.start();
-  admin = await adminClient(server.port);
-});
-after(async () => {
-  await admin?.close();
-  await server?.stop();
-});
-
-const redis = (...args) => admin.sendCommand(args.map(String));
+const redis = (...args) => ctx.admin.sendCommand(args.map(String));
 
 async function serverMs() {
   const [s, us] = await redis("TIME");
@@ -41,11 +31,10 @@ for (const [library, lib] of Object.entries(LIBRARIES)) {
     let limiter;
     let connection;
     before(async () => {
-      connection = await lib.plain(server.port);
+      connection = await lib.plain(ctx.server.port);
       limiter = new Limiter(connection.client);
     });
     after(async () => connection?.close());
-    beforeEach(async () => redis("FLUSHALL"));
 
     test("slide returns the five fields by name", async () => {
       assert.deepEqual(fields(await limiter.slide("k", W, 3)), [true, 3, 2, 0, W]);

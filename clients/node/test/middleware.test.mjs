@@ -3,11 +3,12 @@
 // under a running app for fail-open and fail-closed.
 
 import assert from "node:assert/strict";
-import { after, before, beforeEach, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { Limiter } from "winlimit";
 import { FRAMEWORKS, withApp } from "./support/apps.mjs";
 import { LIBRARIES } from "./support/clients.mjs";
-import { RedisServer, adminClient } from "./support/servers.mjs";
+import { redisForFile } from "./support/fixture.mjs";
+import { RedisServer } from "./support/servers.mjs";
 
 const W = 60_000;
 const ALGORITHMS = {
@@ -19,22 +20,7 @@ const ALGORITHMS = {
   "gcra": (l, key) => l.gcra(key, W, 1, { burst: 3 }),
 };
 
-let server;
-let admin;
-let connection;
-let limiter;
-before(async () => {
-  server = await RedisServer.start();
-  admin = await adminClient(server.port);
-  connection = await LIBRARIES["node-redis 6"].plain(server.port);
-  limiter = new Limiter(connection.client);
-});
-after(async () => {
-  await connection?.close();
-  await admin?.close();
-  await server?.stop();
-});
-beforeEach(async () => admin.sendCommand(["FLUSHALL"]));
+const ctx = redisForFile();
 
 /** The two fields, split into their parameters: [[name, {param: value}]] per item. */
 function fields(response) {
@@ -56,7 +42,7 @@ for (const framework of Object.keys(FRAMEWORKS)) {
   describe(framework, () => {
     for (const [name, check] of Object.entries(ALGORITHMS)) {
       test(`${name} holds the limit with the fields on every response`, async () => {
-        const responses = await withApp(framework, { limiter, check }, async (get) => {
+        const responses = await withApp(framework, { limiter: ctx.limiter, check }, async (get) => {
           const out = [];
           for (let i = 0; i < 4; i++) out.push(await get());
           return out;
@@ -72,7 +58,7 @@ for (const framework of Object.keys(FRAMEWORKS)) {
     }
 
     test("the 429 carries the policy, the state and Retry-After", async () => {
-      const responses = await withApp(framework, { limiter, check: ALGORITHMS.slide }, async (get) => {
+      const responses = await withApp(framework, { limiter: ctx.limiter, check: ALGORITHMS.slide }, async (get) => {
         const out = [];
         for (let i = 0; i < 4; i++) out.push(await get());
         return out;
@@ -85,37 +71,37 @@ for (const framework of Object.keys(FRAMEWORKS)) {
       ]);
       // The oldest of the three leaves a minute after it came, well under a second ago.
       assert.deepEqual([responses[3].status, responses[3].headers.get("Retry-After"), await responses[3].text()], [429, "60", "Too Many Requests"]);
-      assert.equal(await admin.sendCommand(["ZCARD", "rl:127.0.0.1"]), 3);
+      assert.equal(await ctx.admin.sendCommand(["ZCARD", "rl:127.0.0.1"]), 3);
     });
 
     test("an accepted request keeps the app's response, with the fields added", async () => {
-      const response = await withApp(framework, { limiter, check: ALGORITHMS.fixed }, (get) => get());
+      const response = await withApp(framework, { limiter: ctx.limiter, check: ALGORITHMS.fixed }, (get) => get());
       assert.deepEqual([response.status, await response.text(), response.headers.get("X-App")], [200, "hello", "kept"]);
       assert.equal(response.headers.get("RateLimit"), '"winlimit";r=2;t=60');
       assert.equal(response.headers.get("RateLimit-Policy"), '"winlimit";q=3;w=60');
     });
 
     test("the key is any function of the request, under the prefix", async () => {
-      const options = { limiter, check: (l, key) => l.fixed(key, W, 1), key: (req) => req.headers["x-user"] ?? "anonymous", prefix: "api:" };
+      const options = { limiter: ctx.limiter, check: (l, key) => l.fixed(key, W, 1), key: (req) => req.headers["x-user"] ?? "anonymous", prefix: "api:" };
       const codes = await withApp(framework, options, async (get) => {
         const out = [];
         for (const user of ["a", "b", "a", "b", "c"]) out.push((await get("/", { "x-user": user })).status);
         return out;
       });
       assert.deepEqual(codes, [200, 200, 429, 429, 200]);
-      assert.deepEqual((await admin.sendCommand(["KEYS", "*"])).sort(), ["api:a", "api:b", "api:c"]);
+      assert.deepEqual((await ctx.admin.sendCommand(["KEYS", "*"])).sort(), ["api:a", "api:b", "api:c"]);
     });
 
     test("a key function resolving to nothing leaves the request unlimited", async () => {
       const key = async (req) => (req.url === "/health" ? undefined : req.url === "/" ? "everyone" : null);
-      const [codes, health] = await withApp(framework, { limiter, key, check: (l, k) => l.gcra(k, W, 1) }, async (get) => {
+      const [codes, health] = await withApp(framework, { limiter: ctx.limiter, key, check: (l, k) => l.gcra(k, W, 1) }, async (get) => {
         const out = [];
         for (const path of ["/", "/", "/health", "/health"]) out.push((await get(path)).status);
         return [out, await get("/health")];
       });
       assert.deepEqual(codes, [200, 429, 200, 200]);
       assert.equal(health.headers.get("RateLimit"), null);
-      assert.deepEqual(await admin.sendCommand(["KEYS", "*"]), ["rl:everyone"]);
+      assert.deepEqual(await ctx.admin.sendCommand(["KEYS", "*"]), ["rl:everyone"]);
     });
 
     for (const [failOpen, status] of [[false, 503], [true, 200]]) {
@@ -185,7 +171,7 @@ for (const framework of Object.keys(FRAMEWORKS)) {
       const check = () => {
         throw new Error("a bug in the check");
       };
-      const response = await withApp(framework, { limiter, check, failOpen: true, logger: (m) => logs.push(m) }, (get) => get());
+      const response = await withApp(framework, { limiter: ctx.limiter, check, failOpen: true, logger: (m) => logs.push(m) }, (get) => get());
       assert.equal(response.status, 500);
       assert.deepEqual(logs, []);
     });
@@ -194,7 +180,7 @@ for (const framework of Object.keys(FRAMEWORKS)) {
       const key = async () => {
         throw new Error("a bug in the key");
       };
-      const response = await withApp(framework, { limiter, check: ALGORITHMS.fixed, key, failOpen: true }, (get) => get());
+      const response = await withApp(framework, { limiter: ctx.limiter, check: ALGORITHMS.fixed, key, failOpen: true }, (get) => get());
       assert.equal(response.status, 500);
     });
   });

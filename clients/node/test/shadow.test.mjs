@@ -2,32 +2,15 @@
 // over a real redis-server: requests are checked and counted, and everything goes through.
 
 import assert from "node:assert/strict";
-import { after, before, beforeEach, describe, test } from "node:test";
-import { Limiter } from "winlimit";
+import { describe, test } from "node:test";
 import { FRAMEWORKS, withApp } from "./support/apps.mjs";
-import { LIBRARIES } from "./support/clients.mjs";
-import { RedisServer, adminClient } from "./support/servers.mjs";
+import { redisForFile } from "./support/fixture.mjs";
 
-let server;
-let admin;
-let connection;
-let limiter;
-before(async () => {
-  server = await RedisServer.start();
-  admin = await adminClient(server.port);
-  connection = await LIBRARIES["node-redis 6"].plain(server.port);
-  limiter = new Limiter(connection.client);
-});
-after(async () => {
-  await connection?.close();
-  await admin?.close();
-  await server?.stop();
-});
-beforeEach(async () => admin.sendCommand(["FLUSHALL"]));
+const ctx = redisForFile();
 
 /** Shadow-mode options for `check`, keyed by the x-user header, logging into `logs`. */
 function shadowed(check, logs) {
-  return { limiter, check, shadow: true, direct: true, key: (req) => req.headers["x-user"], logger: (message, level) => logs.push({ message, level }) };
+  return { limiter: ctx.limiter, check, shadow: true, direct: true, key: (req) => req.headers["x-user"], logger: (message, level) => logs.push({ message, level }) };
 }
 
 async function getAll(get, users) {
@@ -48,7 +31,7 @@ for (const framework of Object.keys(FRAMEWORKS)) {
       assert.ok(responses.every((r) => r.headers.get("RateLimit-Policy") === '"winlimit";q=2;w=60' && r.headers.get("Retry-After") === null));
       assert.deepEqual(await Promise.all(responses.map((r) => r.text())), Array(5).fill("hello"));
       // Accepted units are recorded, as without shadow mode; the rejected ones record nothing.
-      assert.equal(await admin.sendCommand(["GET", "rl:a"]), "2");
+      assert.equal(await ctx.admin.sendCommand(["GET", "rl:a"]), "2");
     });
 
     test("shadowRejections counts what would have been rejected", async () => {
@@ -70,7 +53,7 @@ for (const framework of Object.keys(FRAMEWORKS)) {
         await getAll(get, ["a", "a", "a", "a", "b", "b", "b"]);
         assert.deepEqual(logs.map((l) => [l.level, JSON.parse(l.message.match(/for ("[^"]*")/)[1])]), [["warn", "rl:a"], ["warn", "rl:b"]]);
         // Once a's retry has passed (as the server tells it), a new rejection is logged again.
-        const { retryAfterMs } = await limiter.fixed("rl:a", 1000, 1, { peek: true });
+        const { retryAfterMs } = await ctx.limiter.fixed("rl:a", 1000, 1, { peek: true });
         await new Promise((resolve) => setTimeout(resolve, retryAfterMs + 5));
         await getAll(get, ["a", "a", "a"]);
       });

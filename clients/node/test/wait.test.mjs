@@ -3,29 +3,12 @@
 // deadline. Bounds come from the replies' own retryAfterMs, not from fixed sleeps.
 
 import assert from "node:assert/strict";
-import { after, before, beforeEach, test } from "node:test";
-import { Limiter } from "winlimit";
-import { LIBRARIES } from "./support/clients.mjs";
-import { RedisServer, adminClient } from "./support/servers.mjs";
+import { test } from "node:test";
+import { redisForFile } from "./support/fixture.mjs";
 
 // Slack for a busy machine: timers and round trips may run late, never early.
 const LATE_MS = 1500;
-let server;
-let admin;
-let connection;
-let limiter;
-before(async () => {
-  server = await RedisServer.start();
-  admin = await adminClient(server.port);
-  connection = await LIBRARIES["node-redis 6"].plain(server.port);
-  limiter = new Limiter(connection.client);
-});
-after(async () => {
-  await connection?.close();
-  await admin?.close();
-  await server?.stop();
-});
-beforeEach(async () => admin.sendCommand(["FLUSHALL"]));
+const ctx = redisForFile();
 
 async function timed(work) {
   const start = performance.now();
@@ -35,30 +18,30 @@ async function timed(work) {
 
 test("a call waits about retryAfterMs and is accepted", async () => {
   // One unit per 400 ms, the bucket emptied by the test.
-  assert.equal((await limiter.gcra("k", 400, 1)).allowed, true);
-  const peek = await limiter.gcra("k", 400, 1, { peek: true });
+  assert.equal((await ctx.limiter.gcra("k", 400, 1)).allowed, true);
+  const peek = await ctx.limiter.gcra("k", 400, 1, { peek: true });
   const peekedAt = performance.now();
   assert.ok(!peek.allowed && peek.retryAfterMs > 0);
-  const [d, elapsed] = await timed(() => limiter.gcra("k", 400, 1, { waitMs: 5000 }));
+  const [d, elapsed] = await timed(() => ctx.limiter.gcra("k", 400, 1, { waitMs: 5000 }));
   const sincePeek = performance.now() - peekedAt - elapsed;
   assert.equal(d.allowed, true);
   // It slept at least what the peek said was left (less what passed since, and a ms of
   // rounding), and no more than the 400 ms a unit takes, give or take a late timer.
   assert.ok(d.waitedMs >= peek.retryAfterMs - sincePeek - 2 && d.waitedMs <= 400 + LATE_MS, `waited ${d.waitedMs}`);
   assert.ok(elapsed >= d.waitedMs - 1 && elapsed <= d.waitedMs + LATE_MS, `took ${elapsed} for ${d.waitedMs}`);
-  assert.equal(await admin.sendCommand(["EXISTS", "k"]), 1);
+  assert.equal(await ctx.admin.sendCommand(["EXISTS", "k"]), 1);
 });
 
 test("a sliding window waits for its oldest unit to leave", async () => {
-  assert.equal((await limiter.slide("k", 300, 2, { cost: 2 })).allowed, true);
-  const [d, elapsed] = await timed(() => limiter.slide("k", 300, 2, { waitMs: 3000 }));
+  assert.equal((await ctx.limiter.slide("k", 300, 2, { cost: 2 })).allowed, true);
+  const [d, elapsed] = await timed(() => ctx.limiter.slide("k", 300, 2, { waitMs: 3000 }));
   assert.deepEqual([d.allowed, d.remaining], [true, 1]);
   assert.ok(d.waitedMs > 0 && d.waitedMs <= 300 + LATE_MS && elapsed >= d.waitedMs - 1, `waited ${d.waitedMs}`);
 });
 
 test("a call whose first retry ends after the deadline returns at once, not accepted", async () => {
-  await limiter.gcra("k", 60_000, 1);
-  const [d, elapsed] = await timed(() => limiter.gcra("k", 60_000, 1, { waitMs: 500 }));
+  await ctx.limiter.gcra("k", 60_000, 1);
+  const [d, elapsed] = await timed(() => ctx.limiter.gcra("k", 60_000, 1, { waitMs: 500 }));
   assert.deepEqual([d.allowed, d.waitedMs], [false, 0]);
   assert.ok(d.retryAfterMs > 500);
   assert.ok(elapsed < 500, `took ${elapsed} ms`);
@@ -67,8 +50,8 @@ test("a call whose first retry ends after the deadline returns at once, not acce
 test("of two waiters for one unit, one gets it and the other gives up before its deadline", async () => {
   // One unit per 600 ms: both sleep about 600 ms, one takes the unit, the other would need
   // another 600 ms, past its deadline of 900.
-  await limiter.gcra("k", 600, 1);
-  const results = await Promise.all([1, 2].map(() => timed(() => limiter.gcra("k", 600, 1, { waitMs: 900 }))));
+  await ctx.limiter.gcra("k", 600, 1);
+  const results = await Promise.all([1, 2].map(() => timed(() => ctx.limiter.gcra("k", 600, 1, { waitMs: 900 }))));
   const decisions = results.map(([d]) => d);
   assert.deepEqual(decisions.map((d) => d.allowed).sort(), [false, true]);
   const [loser, loserElapsed] = results.find(([d]) => !d.allowed);
@@ -79,20 +62,20 @@ test("of two waiters for one unit, one gets it and the other gives up before its
 });
 
 test("a request that can never fit (retryAfterMs -1) returns at once", async () => {
-  const [d, elapsed] = await timed(() => limiter.fixed("k", 60_000, 3, { cost: 4, waitMs: 10_000 }));
+  const [d, elapsed] = await timed(() => ctx.limiter.fixed("k", 60_000, 3, { cost: 4, waitMs: 10_000 }));
   assert.deepEqual([d.allowed, d.retryAfterMs, d.waitedMs], [false, -1, 0]);
   assert.ok(elapsed < 1000, `took ${elapsed} ms`);
 });
 
 test("an accepted call did not wait", async () => {
-  const d = await limiter.fixed("k", 60_000, 3, { waitMs: 1000 });
+  const d = await ctx.limiter.fixed("k", 60_000, 3, { waitMs: 1000 });
   assert.deepEqual([d.allowed, d.waitedMs], [true, 0]);
-  assert.equal((await limiter.fixed("k", 60_000, 3)).waitedMs, 0);
+  assert.equal((await ctx.limiter.fixed("k", 60_000, 3)).waitedMs, 0);
 });
 
 test("waitMs with peek, or a waitMs that is not a positive number, is refused before anything is sent", async () => {
-  await assert.rejects(limiter.slide("k", 1000, 1, { peek: true, waitMs: 100 }), TypeError);
-  await assert.rejects(limiter.slide("k", 1000, 1, { waitMs: "100" }), TypeError);
-  for (const waitMs of [0, -5, NaN, Infinity]) await assert.rejects(limiter.gcra("k", 1000, 1, { waitMs }), RangeError);
-  assert.equal(await admin.sendCommand(["DBSIZE"]), 0);
+  await assert.rejects(ctx.limiter.slide("k", 1000, 1, { peek: true, waitMs: 100 }), TypeError);
+  await assert.rejects(ctx.limiter.slide("k", 1000, 1, { waitMs: "100" }), TypeError);
+  for (const waitMs of [0, -5, NaN, Infinity]) await assert.rejects(ctx.limiter.gcra("k", 1000, 1, { waitMs }), RangeError);
+  assert.equal(await ctx.admin.sendCommand(["DBSIZE"]), 0);
 });
