@@ -19,6 +19,7 @@ interface Entry {
 export class RejectionCache {
   // A Map iterates in insertion order: the first entry is the oldest, dropped first.
   private readonly entries = new Map<string, Entry>();
+  private storedSinceSweep = 0;
 
   constructor(private readonly size: number) {}
 
@@ -52,10 +53,23 @@ export class RejectionCache {
     if (call.readonly || decision.allowed || decision.retryAfterMs <= 0) return;
     const id = lineOf(call);
     this.entries.delete(id);
+    // When full, first drop the entries that have ended, at most once per `size` stores (a
+    // sweep reads every entry), so ended entries do not push out ones still in force.
+    if (++this.storedSinceSweep >= this.size && this.entries.size >= this.size) {
+      this.dropEnded(at);
+      this.storedSinceSweep = 0;
+    }
     this.entries.set(id, { decision, at });
     for (const oldest of this.entries.keys()) {
       if (this.entries.size <= this.size) break;
       this.entries.delete(oldest);
+    }
+  }
+
+  /** Drop every entry that has ended. */
+  private dropEnded(now: number): void {
+    for (const [id, entry] of this.entries) {
+      if (now - entry.at >= entry.decision.retryAfterMs) this.entries.delete(id);
     }
   }
 }

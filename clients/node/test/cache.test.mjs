@@ -83,6 +83,21 @@ test("the cache holds at most cacheSize entries, the oldest dropped first", asyn
   assert.deepEqual(cached, { c: true, d: true, e: true, a: false, b: false });
 });
 
+test("an entry that has ended makes room before one still in force is dropped", async () => {
+  const limiter = caching({ cacheSize: 2 });
+  for (const [key, window] of [["long", W], ["short", 200]]) {
+    await limiter.fixed(key, window, 1);
+    await limiter.fixed(key, window, 1);
+  }
+  // "long" is the oldest entry, "short" ends first: wait until it has, as the server said.
+  const { retryAfterMs } = await limiter.fixed("short", 200, 1);
+  await new Promise((resolve) => setTimeout(resolve, retryAfterMs + 5));
+  await limiter.fixed("third", W, 1);
+  await limiter.fixed("third", W, 1);
+  assert.equal((await limiter.fixed("long", W, 1)).cached, true);
+  assert.equal((await limiter.fixed("third", W, 1)).cached, true);
+});
+
 test("without cacheRejections every call reaches Redis", async () => {
   const limiter = new Limiter(ctx.connection.client);
   for (let i = 0; i < 5; i++) await limiter.fixed("k", W, 1);

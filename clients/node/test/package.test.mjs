@@ -27,7 +27,9 @@ before(async () => {
   // the package's node_modules by walking up, and winlimit in its own.
   fs.mkdirSync(path.join(PACKAGE, ".tmp"), { recursive: true });
   work = fs.mkdtempSync(path.join(PACKAGE, ".tmp", "pack-"));
-  const [packed] = JSON.parse(run("npm", ["pack", "--json", "--pack-destination", work], PACKAGE));
+  // --ignore-scripts: the build is there (make builds first), and prepack's rebuild would
+  // rewrite dist/ under test files running alongside.
+  const [packed] = JSON.parse(run("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", work], PACKAGE));
   tarball = packed;
   project = path.join(work, "consumer");
   fs.mkdirSync(project);
