@@ -5,7 +5,10 @@ PYTEST := $(PY) -m pytest -q tests/
 # The test matrix: every server users run, fetched into .cache/ by scripts/fetch-servers.sh.
 SERVERS := redis-6.2 redis-7.0 redis-8.2 valkey-8.0 valkey-9.1
 
-.PHONY: all build deps servers test unit itest itest-all $(addprefix itest-,$(SERVERS)) itest-valkey itest-client itest-node node-deps docs run bench fuzz clean
+# The released module (make dist): linked against glibc 2.17, no debug info.
+RELEASE_SO := $(CURDIR)/target/x86_64-unknown-linux-gnu/dist/libwinlimit.so
+
+.PHONY: all build deps servers test unit itest itest-all $(addprefix itest-,$(SERVERS)) itest-valkey itest-client itest-node node-deps dist itest-dist docs run bench fuzz clean
 
 all: build
 
@@ -18,7 +21,9 @@ deps:
 servers: deps
 	scripts/fetch-servers.sh all
 
-test: deps build servers unit itest-all itest-client itest-node
+# The integration suite runs on the released .so (what operators load), on every server.
+test: export WINLIMIT_MODULE := $(RELEASE_SO)
+test: deps servers unit dist itest-all itest-dist itest-client itest-node
 
 unit:
 	cargo test --release
@@ -41,6 +46,16 @@ itest-valkey: itest-valkey-8.0
 # real uvicorn server to a real httpx client.
 itest-client:
 	$(PY) -m pytest -q clients/python/tests
+
+# dist/: the release tarball, the Debian package, the client's wheel and sdist, SHA256SUMS.
+dist: deps
+	scripts/make-dist.sh
+
+# What dist/ holds, checked as an operator uses it: sha256sum -c, the tarball, the .so's
+# glibc bound, the .deb installed for real into Debian's Redis and removed, the wheel and the
+# sdist in fresh virtualenvs. Root, for apt-get.
+itest-dist:
+	env -u WINLIMIT_SERVER_BIN -u WINLIMIT_CLI_BIN $(PY) -m pytest -q packaging/tests
 
 # The Node client (clients/node): every method over node-redis and ioredis, plain and on a
 # cluster, the shared header cases, Express and Fastify apps on real HTTP servers, and the
@@ -81,4 +96,4 @@ fuzz: deps build
 
 clean:
 	cargo clean
-	rm -rf tests/.tmp bench/.tmp .pytest_cache .mypy_cache .cache clients/node/node_modules clients/node/dist clients/node/.tmp
+	rm -rf tests/.tmp bench/.tmp .pytest_cache .mypy_cache .cache dist clients/node/node_modules clients/node/dist clients/node/.tmp

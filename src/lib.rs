@@ -20,8 +20,29 @@ use redis_module::raw;
 #[global_allocator]
 static ALLOCATOR: redis_module::alloc::RedisAlloc = redis_module::alloc::RedisAlloc;
 
-/// Module version as Redis encodes it (`MODULE LIST`): major * 10000 + minor * 100 + patch.
-const VERSION: c_int = 100;
+/// Module version as Redis encodes it (`MODULE LIST`): major * 10000 + minor * 100 + patch,
+/// from `Cargo.toml`'s, so the two cannot disagree.
+const VERSION: c_int = encode_version(env!("CARGO_PKG_VERSION"));
+
+/// `"major.minor.patch"` as `major * 10000 + minor * 100 + patch`; a build error, not a
+/// wrong number, for anything else (a pre-release suffix, a part over 99).
+const fn encode_version(version: &str) -> c_int {
+    let bytes = version.as_bytes();
+    let (mut parts, mut part, mut count, mut i) = ([0 as c_int; 3], 0 as c_int, 0, 0);
+    while i <= bytes.len() {
+        if i == bytes.len() || bytes[i] == b'.' {
+            assert!(count < 3 && (count == 0 || part < 100), "version must be major.minor.patch, minor and patch < 100");
+            parts[count] = part;
+            (part, count) = (0, count + 1);
+        } else {
+            assert!(bytes[i].is_ascii_digit(), "version must be major.minor.patch");
+            part = part * 10 + (bytes[i] - b'0') as c_int;
+        }
+        i += 1;
+    }
+    assert!(count == 3, "version must be major.minor.patch");
+    parts[0] * 10000 + parts[1] * 100 + parts[2]
+}
 
 /// Entry point called by `loadmodule` / `MODULE LOAD`.
 ///
@@ -52,5 +73,17 @@ pub unsafe extern "C" fn RedisModule_OnLoad(
             raw::Status::Err as c_int
         }
         Err(_) => raw::Status::Err as c_int,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::encode_version;
+
+    #[test]
+    fn versions_encode_as_redis_module_list_shows_them() {
+        assert_eq!(encode_version("0.4.0"), 400);
+        assert_eq!(encode_version("1.2.3"), 10203);
+        assert_eq!(encode_version("12.0.99"), 120099);
     }
 }

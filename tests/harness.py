@@ -16,6 +16,7 @@ import socket
 import subprocess
 import tempfile
 import time
+import tomllib
 
 import redis
 from redis.backoff import NoBackoff
@@ -29,6 +30,9 @@ TMP_ROOT = os.path.join(REPO, "tests", ".tmp")
 # WINLIMIT_CLI_BIN for cluster set-up) select another, e.g. Valkey (`make test-valkey`).
 SERVER_BIN = os.environ.get("WINLIMIT_SERVER_BIN", "redis-server")
 CLI_BIN = os.environ.get("WINLIMIT_CLI_BIN", "redis-cli")
+# The one version of the module and the client: Cargo.toml's.
+with open(os.path.join(REPO, "Cargo.toml"), "rb") as _f:
+    CARGO_VERSION = tomllib.load(_f)["package"]["version"]
 START_TIMEOUT = 10.0
 STOP_TIMEOUT = 10.0
 
@@ -72,10 +76,13 @@ class RedisServer:
 
     module: load the winlimit module; module_args: arguments after the .so path;
     args: extra command-line arguments, e.g. ["--appendonly", "yes"] or
-    ["--replicaof", "127.0.0.1", "6380"]; dir: reuse this directory (else a fresh one).
+    ["--replicaof", "127.0.0.1", "6380"]; dir: reuse this directory (else a fresh one), also
+    the server's working directory; config: a configuration file read first (the command
+    line's port, bind and dir override it).
     """
 
-    def __init__(self, module=True, module_args=(), args=(), dir=None, port=None):
+    def __init__(self, module=True, module_args=(), args=(), dir=None, port=None, config=None):
+        self.config = config
         self.module = module
         self.module_args = list(module_args)
         self.args = list(args)
@@ -91,7 +98,7 @@ class RedisServer:
         return self.proc.pid if self.proc else None
 
     def _command(self, port):
-        cmd = [SERVER_BIN, "--port", str(port), "--bind", "127.0.0.1",
+        cmd = [SERVER_BIN, *([self.config] if self.config else []), "--port", str(port), "--bind", "127.0.0.1",
                "--save", "", "--appendonly", "no", "--dir", self.dir,
                "--repl-diskless-sync-delay", "0"]
         if self.module:

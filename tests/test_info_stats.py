@@ -1,11 +1,11 @@
-"""INFO winlimit: section winlimit_stats, per-command calls/allowed/rejected/errors,
-cleared by CONFIG RESETSTAT."""
+"""INFO winlimit: section winlimit with the version, section winlimit_stats with per-command
+calls/allowed/rejected/errors, cleared by CONFIG RESETSTAT."""
 
 import socket
 
 import pytest
 
-from harness import call, error_of
+from harness import CARGO_VERSION, call, error_of
 from support import W
 
 COMMANDS = ["slide", "fixed", "slide_ro", "fixed_ro", "gcra", "gcra_ro"]
@@ -34,10 +34,15 @@ def delta(r, command, fn):
     return {field: after[field] - before[field] for field in FIELDS}
 
 
+def test_info_winlimit_starts_with_the_version_section(server, r):
+    lines = info_text(server.port, "winlimit").splitlines()
+    assert lines[:2] == ["# winlimit", f"winlimit_version:{CARGO_VERSION}"]
+
+
 def test_info_winlimit_has_section_winlimit_stats_with_every_field(server, r):
     lines = info_text(server.port, "winlimit").splitlines()
-    assert lines[0] == "# winlimit_stats"
-    fields = [line.split(":")[0] for line in lines[1:] if line]
+    stats_at = lines.index("# winlimit_stats")
+    fields = [line.split(":")[0] for line in lines[stats_at + 1:] if line]
     assert fields == [f"winlimit_{cmd}_{field}" for cmd in COMMANDS for field in FIELDS]
 
 

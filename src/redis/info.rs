@@ -8,9 +8,17 @@ use crate::redis::api::{api, bytes};
 use crate::redis::commands::TABLE;
 use crate::redis::stats;
 
-/// Writes `# winlimit_stats` with `winlimit_<command>_{calls,allowed,rejected,errors}` for
-/// every registered command.
+/// The module's version as `INFO winlimit` prints it (`winlimit_version:0.4.0`).
+const VERSION: &std::ffi::CStr = match std::ffi::CStr::from_bytes_with_nul(concat!(env!("CARGO_PKG_VERSION"), "\0").as_bytes()) {
+    Ok(version) => version,
+    Err(_) => panic!("the package version has no NUL"),
+};
+
+/// Writes `# winlimit` with `winlimit_version`, then `# winlimit_stats` with
+/// `winlimit_<command>_{calls,allowed,rejected,errors}` for every registered command.
 pub extern "C" fn info(ctx: *mut raw::RedisModuleInfoCtx, _for_crash_report: c_int) {
+    api!(RedisModule_InfoAddSection(ctx, std::ptr::null_mut()));
+    api!(RedisModule_InfoAddFieldCString(ctx, c"version".as_ptr(), VERSION.as_ptr()));
     api!(RedisModule_InfoAddSection(ctx, c"stats".as_ptr()));
     for (index, spec) in TABLE.iter().enumerate().filter(|(_, spec)| (spec.enabled)()) {
         let Some(counters) = stats::of(index) else { continue };

@@ -22,7 +22,7 @@ from ._commands import Key, ModuleNotLoaded, Pairs
 from ._decision import Decision, Policy
 
 __all__ = ["Decision", "Limiter", "ModuleNotLoaded", "Pairs", "Policy"]
-__version__ = "0.3.0"
+__version__ = "0.4.0"
 
 
 class SyncClient(Protocol):

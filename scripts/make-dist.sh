@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Write dist/: the release tarball, the Debian package, the Python client's wheel and sdist,
+# and SHA256SUMS over them all (`cd dist && sha256sum -c SHA256SUMS`). One version:
+# Cargo.toml's (tests/test_version.py holds the client to it).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+version=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -1)
+[ -n "$version" ] || { echo "make-dist: no version in Cargo.toml" >&2; exit 1; }
+so=$(scripts/build-release-so.sh)
+
+rm -rf dist && mkdir -p dist
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+
+# The tarball: one folder winlimit-VERSION/ with the .so and what an operator reads.
+folder=$stage/winlimit-$version
+mkdir -p "$folder"
+install -m 0755 "$so" "$folder/libwinlimit.so"
+install -m 0644 README.md LICENSE CHANGELOG.md "$folder/"
+# The example loads the .so beside it: `redis-server redis.conf.example` inside the folder.
+sed 's|^loadmodule ./target/release/libwinlimit.so|loadmodule ./libwinlimit.so|' redis.conf.example > "$folder/redis.conf.example"
+grep -q '^loadmodule ./libwinlimit.so$' "$folder/redis.conf.example" \
+    || { echo "make-dist: redis.conf.example has no loadmodule line to point at the .so" >&2; exit 1; }
+tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner \
+    -C "$stage" -czf "dist/winlimit-$version-x86_64-linux-gnu.tar.gz" "winlimit-$version"
+
+scripts/build-deb.sh "$so" "$version" dist >/dev/null
+
+.venv/bin/python -m build --no-isolation --sdist --wheel --outdir dist clients/python >/dev/null
+rm -rf clients/python/build
+
+(cd dist && sha256sum -- * > SHA256SUMS)
+echo "make-dist: dist/ for winlimit $version:"
+(cd dist && cat SHA256SUMS)
