@@ -51,6 +51,12 @@ test("the tarball holds the build, both entries and their types, and no sources 
   assert.deepEqual(files.filter((f) => !f.startsWith("dist/") && !["README.md", "package.json"].includes(f)), []);
 });
 
+test("its version is the module's (Cargo.toml): the module and the clients share one", () => {
+  const cargo = fs.readFileSync(path.join(PACKAGE, "..", "..", "Cargo.toml"), "utf8").match(/^version = "([^"]+)"/m)[1];
+  const installed = JSON.parse(fs.readFileSync(path.join(project, "node_modules", "winlimit", "package.json"), "utf8"));
+  assert.equal(installed.version, cargo);
+});
+
 test("it depends on no Redis client, nor on anything else, at run time", () => {
   const manifest = JSON.parse(fs.readFileSync(path.join(project, "node_modules", "winlimit", "package.json"), "utf8"));
   assert.equal(manifest.dependencies, undefined);
