@@ -8,7 +8,7 @@ SERVERS := redis-6.2 redis-7.0 redis-8.2 valkey-8.0 valkey-9.1
 # The released module (make dist): linked against glibc 2.17, no debug info.
 RELEASE_SO := $(CURDIR)/target/x86_64-unknown-linux-gnu/dist/libwinlimit.so
 
-.PHONY: all build deps servers test unit itest itest-all $(addprefix itest-,$(SERVERS)) itest-valkey itest-client dist itest-dist lint docs run bench bench-instr fuzz clean
+.PHONY: all build deps servers test unit itest itest-all $(addprefix itest-,$(SERVERS)) itest-valkey itest-client itest-node node-deps dist itest-dist lint docs run bench bench-instr fuzz clean
 
 all: build
 
@@ -23,7 +23,7 @@ servers: deps
 
 # The integration suite runs on the released .so (what operators load), on every server.
 test: export WINLIMIT_MODULE := $(RELEASE_SO)
-test: deps servers unit dist itest-all itest-dist itest-client
+test: deps servers unit dist itest-all itest-dist itest-client itest-node
 
 unit:
 	cargo test --release
@@ -65,6 +65,27 @@ dist: deps
 itest-dist:
 	env -u WINLIMIT_SERVER_BIN -u WINLIMIT_CLI_BIN $(PY) -m pytest -q packaging/tests
 
+# The Node client (clients/node): every method over node-redis and ioredis, plain and on a
+# cluster, the shared header cases, Express and Fastify apps on real HTTP servers, and the
+# package as npm packs it; on Debian's Redis 7.0 (the module is the same on every server).
+NODE_SERVER := redis-7.0
+itest-node: node-deps
+	scripts/fetch-servers.sh $(NODE_SERVER)
+	cd clients/node && npm run --silent build
+	cd clients/node && WINLIMIT_SERVER_BIN=$(CURDIR)/.cache/$(NODE_SERVER)/bin/server \
+		WINLIMIT_CLI_BIN=$(CURDIR)/.cache/$(NODE_SERVER)/bin/cli node --test test/*.test.mjs
+
+# Node 20 or later (current node-redis and ioredis need it), and the pinned development
+# dependencies from clients/node/package-lock.json: npm ci, again only when the lock changed.
+node-deps:
+	@command -v node >/dev/null 2>&1 || { echo "make: the Node client's tests need Node.js 20 or later; node was not found" >&2; exit 1; }
+	@node -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 20 ? 0 : 1)' || \
+		{ echo "make: the Node client's tests need Node.js 20 or later; this is Node $$(node --version)" >&2; exit 1; }
+	@cd clients/node && want=$$(sha256sum package-lock.json | cut -d' ' -f1) && \
+		if [ "$$(cat node_modules/.lock.sha256 2>/dev/null)" != "$$want" ]; then \
+			echo "npm ci (clients/node)" && npm ci --no-audit --no-fund --loglevel=error && echo "$$want" > node_modules/.lock.sha256; \
+		fi
+
 # docs/algorithms.png, drawn from real calls.
 docs: deps build
 	PYTHONPATH=tests $(PY) docs/make_algorithms_png.py
@@ -89,4 +110,4 @@ fuzz: deps build
 
 clean:
 	cargo clean
-	rm -rf tests/.tmp bench/.tmp .pytest_cache .mypy_cache .cache dist
+	rm -rf tests/.tmp bench/.tmp .pytest_cache .mypy_cache .cache dist clients/node/node_modules clients/node/dist clients/node/.tmp

@@ -1,0 +1,171 @@
+/**
+ * WINLIMIT command lines and the policies they check. Mirrors the Python client's
+ * `winlimit._commands`: the same arguments, the same policy names and windows. Types are
+ * checked here, before anything is sent; ranges are the server's to judge, in its own words.
+ */
+
+import { Policy, sfString } from "./decision";
+
+/** A key: a string or the bytes of one. */
+export type Key = string | Buffer;
+
+/** One `[windowMs, limit]` pair of a sliding-window call. */
+export type Pair = readonly [windowMs: number, limit: number];
+
+/** The default policy name in the header fields. */
+export const DEFAULT_NAME = "winlimit";
+
+/** One command line to send, and the policies its reply describes. */
+export interface Call {
+  /** The command and its arguments; integers as decimal strings. */
+  readonly args: readonly (string | Buffer)[];
+  /** The key, for cluster clients that route by it. */
+  readonly key: Key;
+  /** True for the `_RO` variants, which a cluster client may send to a replica. */
+  readonly readonly: boolean;
+  readonly policies: readonly Policy[];
+}
+
+/** A policy name usable in the header fields (a Structured Field String). */
+export function checkName(name: unknown): string {
+  if (typeof name !== "string") throw new TypeError(`a policy name must be a string, not ${typeof name}`);
+  sfString(name);
+  return name;
+}
+
+/** `value` as the decimal string Redis reads; a TypeError for anything but an integer, a
+ * RangeError for an integer a `number` cannot hold exactly (it would have been rounded). */
+export function integer(what: string, value: unknown): string {
+  if (typeof value !== "number" || !Number.isInteger(value)) {
+    throw new TypeError(`${what} must be an integer, not ${describe(value)}`);
+  }
+  if (!Number.isSafeInteger(value)) {
+    throw new RangeError(`${what} ${value} is beyond Number.MAX_SAFE_INTEGER, so it may have been rounded`);
+  }
+  return String(value);
+}
+
+function describe(value: unknown): string {
+  return typeof value === "number" ? String(value) : typeof value === "string" ? JSON.stringify(value) : typeof value;
+}
+
+function checkKey(key: unknown): Key {
+  if (typeof key !== "string" && !Buffer.isBuffer(key)) {
+    throw new TypeError(`the key must be a string or a Buffer, not ${typeof key}`);
+  }
+  return key;
+}
+
+/** The command, `_RO` for a peek, and the key: how every line starts. */
+function start(command: string, key: unknown, peek: boolean): (string | Buffer)[] {
+  return [peek ? `${command}_RO` : command, checkKey(key)];
+}
+
+function windowLabel(windowMs: number): string {
+  // Unique per call, as the server refuses a window_ms given twice.
+  return windowMs % 1000 === 0 ? `${windowMs / 1000}s` : `${windowMs}ms`;
+}
+
+function costArgs(cost: unknown): string[] {
+  const n = integer("cost", cost ?? 1);
+  return n === "1" ? [] : ["COST", n];
+}
+
+function flag(what: string, value: unknown): boolean {
+  if (value !== undefined && typeof value !== "boolean") {
+    throw new TypeError(`${what} must be a boolean, not ${typeof value}`);
+  }
+  return value === true;
+}
+
+/** The options every method takes. */
+export interface CallOptions {
+  /** Units this request takes (COST); default 1. */
+  cost?: number;
+  /** Ask the `_RO` variant, which records nothing. */
+  peek?: boolean;
+  /** The policy name for this call. */
+  name?: string;
+  /** When rejected, sleep `retryAfterMs` and call again, until accepted or until the next
+   * sleep would end more than `waitMs` after the call began; not with `peek`. */
+  waitMs?: number;
+}
+
+/** Options of `slide`. */
+export interface SlideOptions extends CallOptions {
+  /** Count per bucket of this many ms (BUCKET). */
+  bucket?: number;
+}
+
+/** Options of `fixed`. */
+export interface FixedOptions extends CallOptions {
+  /** Windows start at multiples of windowMs since the epoch (ALIGN). */
+  align?: boolean;
+}
+
+/** Options of `gcra`. */
+export interface GcraOptions extends CallOptions {
+  /** The bucket's capacity (BURST); default the limit. */
+  burst?: number;
+}
+
+/** The pairs of `slide(key, windowMs, limit)` or `slide(key, [[windowMs, limit], ...])`. */
+export function slidePairs(windows: unknown, limit: unknown): [number, number][] {
+  if (typeof windows === "number") {
+    if (limit === undefined) throw new TypeError("slide(key, windowMs, limit): the limit is missing");
+    integer("windowMs", windows);
+    integer("limit", limit);
+    return [[windows, limit as number]];
+  }
+  if (!Array.isArray(windows)) {
+    throw new TypeError(`slide takes windowMs and limit, or an array of [windowMs, limit] pairs, not ${describe(windows)}`);
+  }
+  if (limit !== undefined) throw new TypeError("pass either windowMs and limit, or an array of [windowMs, limit] pairs");
+  if (windows.length === 0) throw new RangeError("slide needs at least one [windowMs, limit] pair");
+  return windows.map((pair: unknown) => {
+    if (!Array.isArray(pair) || pair.length !== 2) {
+      throw new TypeError(`each window is a [windowMs, limit] pair, not ${JSON.stringify(pair)}`);
+    }
+    integer("windowMs", pair[0]);
+    integer("limit", pair[1]);
+    return [pair[0] as number, pair[1] as number];
+  });
+}
+
+/** WINLIMIT.SLIDE[_RO] key window_ms limit [window_ms limit ...] [COST n] [BUCKET ms]. */
+export function slide(key: unknown, pairs: [number, number][], options: SlideOptions, name: string): Call {
+  const peek = flag("peek", options.peek);
+  const args = start("WINLIMIT.SLIDE", key, peek);
+  for (const [w, lim] of pairs) args.push(String(w), String(lim));
+  args.push(...costArgs(options.cost));
+  if (options.bucket !== undefined) args.push("BUCKET", integer("bucket", options.bucket));
+  const policies =
+    pairs.length === 1
+      ? [{ name, quota: pairs[0]![1], windowMs: pairs[0]![0] }]
+      : pairs.map(([w, lim]) => ({ name: `${name}-${windowLabel(w)}`, quota: lim, windowMs: w }));
+  return { args, key: key as Key, readonly: peek, policies };
+}
+
+/** WINLIMIT.FIXED[_RO] key window_ms limit [COST n] [ALIGN]. */
+export function fixed(key: unknown, windowMs: unknown, limit: unknown, options: FixedOptions, name: string): Call {
+  const peek = flag("peek", options.peek);
+  const args = [...start("WINLIMIT.FIXED", key, peek), integer("windowMs", windowMs), integer("limit", limit), ...costArgs(options.cost)];
+  if (flag("align", options.align)) args.push("ALIGN");
+  return { args, key: key as Key, readonly: peek, policies: [{ name, quota: limit as number, windowMs: windowMs as number }] };
+}
+
+/** WINLIMIT.GCRA[_RO] key period_ms limit [BURST n] [COST n]. */
+export function gcra(key: unknown, periodMs: unknown, limit: unknown, options: GcraOptions, name: string): Call {
+  const peek = flag("peek", options.peek);
+  const args = [...start("WINLIMIT.GCRA", key, peek), integer("periodMs", periodMs), integer("limit", limit)];
+  const capacity = options.burst === undefined ? (limit as number) : options.burst;
+  if (options.burst !== undefined) args.push("BURST", integer("burst", options.burst));
+  args.push(...costArgs(options.cost));
+  // The bucket refills `limit` units per period: empty to full takes capacity / limit
+  // periods, rounded up, exactly (the product can pass 2^53). A limit <= 0 is refused by
+  // the server; the policy is then never read.
+  const lim = limit as number;
+  const refillMs =
+    lim > 0 ? Number((BigInt(capacity) * BigInt(periodMs as number) + BigInt(lim) - 1n) / BigInt(lim)) : (periodMs as number);
+  return { args, key: key as Key, readonly: peek, policies: [{ name, quota: capacity, windowMs: refillMs }] };
+}

@@ -1,0 +1,39 @@
+/**
+ * The errors of the limiter's own Redis calls. Every rejection of the Redis client (a
+ * connection error, a server error, a closed client) is wrapped in a `RedisCallError` with
+ * the same message and the original as `cause`, so middleware can tell Redis failing from a
+ * bug in application code.
+ */
+
+/** A call to Redis failed: the client rejected it, or the server answered with an error
+ * (its text is the message, unchanged). The client's own error is `cause`. */
+export class RedisCallError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "RedisCallError";
+  }
+}
+
+/** The server does not know the WINLIMIT commands: the module is not loaded there. */
+export class ModuleNotLoaded extends RedisCallError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "ModuleNotLoaded";
+  }
+}
+
+/** The client's error wrapped: an unknown-command reply becomes ModuleNotLoaded, naming the
+ * fix; anything else a RedisCallError with the client's message. */
+export function redisCallError(error: unknown): RedisCallError {
+  const text = error instanceof Error ? error.message : String(error);
+  if (text.toLowerCase().includes("unknown command")) {
+    return new ModuleNotLoaded(
+      `${text} -- the winlimit module is not loaded on this server. Load it at start-up ` +
+        "with `redis-server --loadmodule /path/to/libwinlimit.so` (or `loadmodule " +
+        "/path/to/libwinlimit.so` in redis.conf), or at run time with " +
+        "`MODULE LOAD /path/to/libwinlimit.so`; in a cluster, on every node.",
+      { cause: error },
+    );
+  }
+  return new RedisCallError(text, { cause: error });
+}

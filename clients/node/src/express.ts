@@ -1,0 +1,51 @@
+/**
+ * Rate limiting for Express (4 and 5) and anything with connect-style middleware:
+ *
+ *     import { rateLimit } from "winlimit/express";
+ *     app.use(rateLimit({ limiter, check: (l, key) => l.slide(key, 60_000, 100) }));
+ *
+ * An accepted request gets the `RateLimit-Policy` and `RateLimit` fields on its response; a
+ * rejected one is answered 429 with them and `Retry-After`. When Redis fails, 503 (or the
+ * request goes through without the fields with `failOpen: true`), logged once per request.
+ */
+
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { Guard, RateLimitOptions } from "./guard";
+
+export type { Check, KeyFunction, Logger, RateLimitOptions } from "./guard";
+
+/** The request as Express gives it: `ip` is Express's (which honours `trust proxy`). */
+export type ExpressLikeRequest = IncomingMessage & { ip?: string | undefined };
+
+/** A connect-style middleware; `shadowRejections` counts the requests shadow mode let
+ * through that it would have rejected. */
+export type Middleware<Req> = ((request: Req, response: ServerResponse, next: (error?: unknown) => void) => void) & {
+  readonly shadowRejections: number;
+};
+
+/** The default key: the client's address, Express's `req.ip` (behind a proxy, set Express's
+ * `trust proxy`, or pass a `key` of your own). */
+export function remoteAddress(request: ExpressLikeRequest): string | undefined {
+  return request.ip ?? request.socket?.remoteAddress;
+}
+
+/** A middleware limiting every request it sees. */
+export function rateLimit<Req extends IncomingMessage = ExpressLikeRequest>(options: RateLimitOptions<Req>): Middleware<Req> {
+  const guard = new Guard<Req>(options, remoteAddress as (request: Req) => string | undefined);
+  const middleware = (request: Req, response: ServerResponse, next: (error?: unknown) => void): void => {
+    guard.decide(request).then((outcome) => {
+      if (outcome.kind === "unavailable") return answer(response, 503, "rate limiter unavailable");
+      if (outcome.kind === "unlimited") return next();
+      for (const [name, value] of Object.entries(outcome.headers)) response.setHeader(name, value);
+      if (outcome.reject) return answer(response, 429, "Too Many Requests");
+      next();
+    }, next);
+  };
+  return Object.defineProperty(middleware, "shadowRejections", { get: () => guard.shadowRejections, enumerable: true }) as Middleware<Req>;
+}
+
+function answer(response: ServerResponse, status: number, text: string): void {
+  response.statusCode = status;
+  response.setHeader("Content-Type", "text/plain; charset=utf-8");
+  response.end(text);
+}

@@ -1,0 +1,53 @@
+/**
+ * Rate limiting for Fastify, as an `onRequest` hook:
+ *
+ *     import { winlimitPlugin } from "winlimit/fastify";
+ *     await app.register(winlimitPlugin, { limiter, check: (l, key) => l.slide(key, 60_000, 100) });
+ *
+ * Like fastify-plugin, the plugin does not encapsulate itself: registered on the root it
+ * limits every route, registered inside a plugin, that plugin's routes. The same options and
+ * answers as `winlimit/express`. `winlimitHook(options)` is the hook itself, for
+ * `app.addHook("onRequest", hook)`, with its `shadowRejections` to read.
+ */
+
+import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from "fastify";
+import { Guard, RateLimitOptions } from "./guard";
+
+export type { Check, KeyFunction, Logger, RateLimitOptions } from "./guard";
+
+/** The plugin's options. */
+export type WinlimitPluginOptions = RateLimitOptions<FastifyRequest>;
+
+/** An `onRequest` hook; `shadowRejections` counts the requests shadow mode let through that
+ * it would have rejected. */
+export type WinlimitHook = ((request: FastifyRequest, reply: FastifyReply) => Promise<unknown>) & {
+  readonly shadowRejections: number;
+};
+
+/** The hook that limits each request. */
+export function winlimitHook(options: WinlimitPluginOptions): WinlimitHook {
+  const guard = new Guard<FastifyRequest>(options, (request) => request.ip);
+  const hook = async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
+    const outcome = await guard.decide(request);
+    if (outcome.kind === "unavailable") {
+      return reply.code(503).type("text/plain; charset=utf-8").send("rate limiter unavailable");
+    }
+    if (outcome.kind === "unlimited") return undefined;
+    reply.headers(outcome.headers);
+    if (outcome.reject) return reply.code(429).type("text/plain; charset=utf-8").send("Too Many Requests");
+    return undefined;
+  };
+  return Object.defineProperty(hook, "shadowRejections", { get: () => guard.shadowRejections, enumerable: true }) as WinlimitHook;
+}
+
+/** The plugin: register it with the options. */
+export const winlimitPlugin: FastifyPluginCallback<WinlimitPluginOptions> = (fastify, options, done) => {
+  fastify.addHook("onRequest", winlimitHook(options));
+  done();
+};
+
+// What fastify-plugin sets: no encapsulation context of its own, and a name in errors.
+Object.assign(winlimitPlugin, {
+  [Symbol.for("skip-override")]: true,
+  [Symbol.for("fastify.display-name")]: "winlimit",
+});

@@ -1,0 +1,145 @@
+/**
+ * What the Express and the Fastify middleware share: the key, the call, the time limit and
+ * the failure policy. Mirrors the Python client's ASGI middleware.
+ */
+
+import type { Decision } from "./decision";
+import { RedisCallError } from "./errors";
+import type { Limiter } from "./limiter";
+
+/** `check(limiter, key)`: the call that decides, e.g. `(l, key) => l.gcra(key, 60_000, 100)`. */
+export type Check = (limiter: Limiter, key: string) => Promise<Decision>;
+
+/** `key(request)`: whose limit the request counts against (may be async); `undefined` or
+ * `null` leaves the request unlimited, e.g. for health checks. */
+export type KeyFunction<Req> = (request: Req) => string | null | undefined | Promise<string | null | undefined>;
+
+/** Where the middleware writes a line: `"error"` for a failed check, `"warn"` for what
+ * shadow mode let through. */
+export type Logger = (message: string, level: "error" | "warn") => void;
+
+/** The options of both middleware. */
+export interface RateLimitOptions<Req> {
+  /** The limiter to call. */
+  limiter: Limiter;
+  /** The call that decides: any method of the limiter, with any options. */
+  check: Check;
+  /** Whose limit a request counts against (default: the client's IP address). */
+  key?: KeyFunction<Req>;
+  /** Put before the key (default `"rl:"`). */
+  prefix?: string;
+  /** Let requests through, without the fields, when Redis fails (default false: answer 503). */
+  failOpen?: boolean;
+  /** How long to wait for Redis before counting it as failed (default 1,000 ms). */
+  timeoutMs?: number;
+  /** Where to log a failed check (default `console.error`) and, in shadow mode, a request
+   * let through over the limit (default `console.warn`). */
+  logger?: Logger;
+  /** Check and count as usual, but let every request through: a rejected one gets the
+   * fields as the decision gives them, no 429 and no Retry-After, and is logged at most once
+   * per key per retryAfterMs (per policy window when it is -1). Default false. */
+  shadow?: boolean;
+}
+
+/** What the middleware does with a request: "limited" puts `headers` on the response and
+ * answers 429 when `reject`; "unlimited" lets it through untouched; "unavailable" is 503. */
+export type Outcome =
+  | { readonly kind: "limited"; readonly decision: Decision; readonly headers: Record<string, string>; readonly reject: boolean }
+  | { readonly kind: "unlimited" }
+  | { readonly kind: "unavailable" };
+
+// The keys whose shadow warning was logged, each until its retry ends; at most this many.
+const SHADOW_LOG_KEYS = 10_000;
+
+class CheckTimedOut extends Error {
+  constructor(timeoutMs: number) {
+    super(`no answer from Redis within ${timeoutMs} ms`);
+    this.name = "TimeoutError";
+  }
+}
+
+/** The decision for one request, under the options' failure policy. */
+export class Guard<Req> {
+  private readonly options: RateLimitOptions<Req>;
+  private readonly key: KeyFunction<Req>;
+  private readonly prefix: string;
+  private readonly timeoutMs: number;
+  private readonly logger: Logger;
+  private readonly shadowLogged = new Map<string, number>();
+  /** The requests shadow mode let through that would have been rejected. */
+  shadowRejections = 0;
+
+  constructor(options: RateLimitOptions<Req>, defaultKey: KeyFunction<Req>) {
+    if (options === null || typeof options !== "object") throw new TypeError("rate limit options are required");
+    if (options.limiter === undefined) throw new TypeError("the `limiter` option is required");
+    if (typeof options.check !== "function") throw new TypeError("the `check` option must be a function");
+    const timeoutMs = options.timeoutMs ?? 1000;
+    if (typeof timeoutMs !== "number" || !(timeoutMs > 0) || !Number.isFinite(timeoutMs)) {
+      throw new RangeError(`timeoutMs must be a positive number, not ${String(timeoutMs)}`);
+    }
+    this.options = options;
+    this.key = options.key ?? defaultKey;
+    this.prefix = options.prefix ?? "rl:";
+    this.timeoutMs = timeoutMs;
+    this.logger = options.logger ?? ((message, level) => (level === "warn" ? console.warn : console.error)(message));
+  }
+
+  /** "limited" with the decision; "unlimited" when the key is none, or Redis failed and the
+   * guard fails open; "unavailable" when Redis failed and it fails closed. Errors that are not
+   * Redis's (a bug in `key` or `check`) reject. */
+  async decide(request: Req): Promise<Outcome> {
+    const key = await this.key(request);
+    if (key === undefined || key === null) return { kind: "unlimited" };
+    const fullKey = this.prefix + key;
+    let decision: Decision;
+    try {
+      decision = await this.withinTime(this.options.check(this.options.limiter, fullKey));
+    } catch (error) {
+      if (!(error instanceof RedisCallError || error instanceof CheckTimedOut)) throw error;
+      // Connection refused, no answer, OOM, a server without the module: no decision. One
+      // line, no stack: an outage would print one per request.
+      const failOpen = this.options.failOpen === true;
+      const cause = error.cause instanceof Error ? error.cause : error;
+      this.logger(
+        `winlimit: rate limit check for ${JSON.stringify(fullKey)} failed, failing ${failOpen ? "open" : "closed"}: ` +
+          `${cause.name}: ${error.message}`,
+        "error",
+      );
+      return { kind: failOpen ? "unlimited" : "unavailable" };
+    }
+    const headers = decision.headers();
+    if (decision.allowed || this.options.shadow !== true) return { kind: "limited", decision, headers, reject: !decision.allowed };
+    this.shadowRejections++;
+    delete headers["Retry-After"];
+    this.logShadowRejection(fullKey, decision, headers);
+    return { kind: "limited", decision, headers, reject: false };
+  }
+
+  private logShadowRejection(key: string, decision: Decision, headers: Record<string, string>): void {
+    const now = performance.now();
+    const until = this.shadowLogged.get(key);
+    if (until !== undefined && now < until) return;
+    this.shadowLogged.delete(key);
+    const quietMs = decision.retryAfterMs > 0 ? decision.retryAfterMs : (decision.windowMs ?? 0);
+    this.shadowLogged.set(key, now + quietMs);
+    for (const oldest of this.shadowLogged.keys()) {
+      if (this.shadowLogged.size <= SHADOW_LOG_KEYS) break;
+      this.shadowLogged.delete(oldest);
+    }
+    this.logger(
+      `winlimit: shadow mode let through a request over the limit for ${JSON.stringify(key)}: ` +
+        `RateLimit: ${headers["RateLimit"]}, retry after ${decision.retryAfterMs} ms`,
+      "warn",
+    );
+  }
+
+  private withinTime<T>(work: Promise<T>): Promise<T> {
+    // Not the client's own timeout: with default settings a stopped server can take seconds
+    // (reconnects, retries) to fail a call, and every request would wait that long.
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new CheckTimedOut(this.timeoutMs)), this.timeoutMs);
+    });
+    return Promise.race([work, expired]).finally(() => clearTimeout(timer));
+  }
+}

@@ -1,0 +1,124 @@
+/** The limiter: one method per winlimit command, each resolving to a Decision. */
+
+import { RejectionCache } from "./cache";
+import * as commands from "./commands";
+import type { Call, CallOptions, FixedOptions, GcraOptions, Key, Pair, SlideOptions } from "./commands";
+import { Decision } from "./decision";
+import { redisCallError } from "./errors";
+import { RedisClient, Send, sender } from "./client";
+
+/** Options of the Limiter. */
+export interface LimiterOptions {
+  /** Names the policy in the header fields (default `"winlimit"`; with several windows,
+   * `"winlimit-60s"` and so on). Every method takes `name` to override it for one call. */
+  name?: string;
+  /** Answer a call locally while the same command line's last rejection is in force (its
+   * `retryAfterMs`, on this process's monotonic clock). Default false. */
+  cacheRejections?: boolean;
+  /** How many rejections the cache holds at most, the oldest dropped first (default 10,000). */
+  cacheSize?: number;
+}
+
+/**
+ * One method per winlimit command, each resolving to a `Decision`.
+ *
+ * `client` is a node-redis client or cluster (v4 or later), or an ioredis Redis or Cluster
+ * (v5 or later). Every method is async: bad argument types reject with TypeError, values the
+ * client can judge itself with RangeError, both before anything is sent; a failed Redis call
+ * with RedisCallError (ModuleNotLoaded when the server lacks the module), whose message is
+ * the client's or the server's own and whose `cause` is the client's error.
+ */
+export class Limiter {
+  /** The default policy name. */
+  readonly name: string;
+  private readonly send: Send;
+  private readonly cache: RejectionCache | undefined;
+
+  constructor(client: RedisClient, options: LimiterOptions = {}) {
+    this.send = sender(client);
+    this.name = commands.checkName(options.name ?? commands.DEFAULT_NAME);
+    if (options.cacheRejections !== undefined && typeof options.cacheRejections !== "boolean") {
+      throw new TypeError(`cacheRejections must be a boolean, not ${typeof options.cacheRejections}`);
+    }
+    const size = options.cacheSize ?? 10_000;
+    if (!Number.isSafeInteger(size) || size < 1) throw new RangeError(`cacheSize must be a positive integer, not ${String(size)}`);
+    this.cache = options.cacheRejections ? new RejectionCache(size) : undefined;
+  }
+
+  /** WINLIMIT.SLIDE: `slide(key, 60_000, 100)`, or several windows at once:
+   * `slide(key, [[1_000, 10], [60_000, 100]])`. `bucket: ms` counts per bucket (BUCKET);
+   * `peek: true` asks WINLIMIT.SLIDE_RO, which records nothing. */
+  slide(key: Key, windowMs: number, limit: number, options?: SlideOptions): Promise<Decision>;
+  slide(key: Key, windows: readonly Pair[], options?: SlideOptions): Promise<Decision>;
+  async slide(key: Key, windows: number | readonly Pair[], ...rest: unknown[]): Promise<Decision> {
+    const limit = typeof windows === "number" ? rest[0] : undefined;
+    const options = checkOptions((typeof windows === "number" ? rest[1] : rest[0]) as SlideOptions | undefined);
+    const pairs = commands.slidePairs(windows, limit);
+    return this.run(commands.slide(key, pairs, options, this.nameFor(options)), options);
+  }
+
+  /** WINLIMIT.FIXED; `align: true` starts windows at multiples of windowMs since the epoch
+   * (ALIGN); `peek: true` asks WINLIMIT.FIXED_RO. */
+  async fixed(key: Key, windowMs: number, limit: number, options?: FixedOptions): Promise<Decision> {
+    const o = checkOptions(options);
+    return this.run(commands.fixed(key, windowMs, limit, o, this.nameFor(o)), o);
+  }
+
+  /** WINLIMIT.GCRA: `limit` units per `periodMs`, at most `burst` at once (default `limit`);
+   * the decision's `limit` is the bucket's capacity. `peek: true` asks WINLIMIT.GCRA_RO. */
+  async gcra(key: Key, periodMs: number, limit: number, options?: GcraOptions): Promise<Decision> {
+    const o = checkOptions(options);
+    return this.run(commands.gcra(key, periodMs, limit, o, this.nameFor(o)), o);
+  }
+
+  private nameFor(options: CallOptions): string {
+    return options.name === undefined ? this.name : commands.checkName(options.name);
+  }
+
+  private async run(call: Call, options: CallOptions): Promise<Decision> {
+    const waitMs = checkWait(options.waitMs, call.readonly);
+    if (waitMs === undefined) return this.once(call);
+    const deadline = performance.now() + waitMs;
+    let waited = 0;
+    for (;;) {
+      const decision = await this.once(call);
+      // -1: the request can never fit, so waiting would not help.
+      if (decision.allowed || decision.retryAfterMs <= 0 || performance.now() + decision.retryAfterMs > deadline) {
+        return new Decision({ ...decision, waitedMs: Math.round(waited) });
+      }
+      const start = performance.now();
+      await new Promise((resolve) => setTimeout(resolve, decision.retryAfterMs));
+      waited += performance.now() - start;
+    }
+  }
+
+  private async once(call: Call): Promise<Decision> {
+    const cached = this.cache?.answer(call);
+    if (cached !== undefined) return cached;
+    let reply: unknown;
+    try {
+      reply = await this.send(call);
+    } catch (error) {
+      throw redisCallError(error);
+    }
+    const decision = Decision.fromReply(reply, call.policies);
+    this.cache?.remember(call, decision, performance.now());
+    return decision;
+  }
+}
+
+function checkOptions<T extends object>(options: T | undefined): T {
+  if (options === undefined) return {} as T;
+  if (options === null || typeof options !== "object" || Array.isArray(options)) {
+    throw new TypeError(`the options must be an object, not ${JSON.stringify(options)}`);
+  }
+  return options;
+}
+
+function checkWait(waitMs: unknown, peek: boolean): number | undefined {
+  if (waitMs === undefined) return undefined;
+  if (typeof waitMs !== "number") throw new TypeError(`waitMs must be a number of ms, not ${typeof waitMs}`);
+  if (!(waitMs > 0) || !Number.isFinite(waitMs)) throw new RangeError(`waitMs must be a positive number of ms, not ${waitMs}`);
+  if (peek) throw new TypeError("peek records nothing, so waiting for it to be accepted makes no sense: drop waitMs or peek");
+  return waitMs;
+}

@@ -1,0 +1,53 @@
+// Code an application writes with the installed package, imported as ES modules; the test
+// type-checks it with tsc --noEmit (and the @ts-expect-error lines must be errors).
+import { createClient, createCluster } from "redis";
+import { Redis, Cluster } from "ioredis";
+import express from "express";
+import Fastify from "fastify";
+import { Decision, Limiter, ModuleNotLoaded, RedisCallError, type Policy } from "winlimit";
+import { rateLimit } from "winlimit/express";
+import { winlimitHook, winlimitPlugin } from "winlimit/fastify";
+
+export async function calls(): Promise<number> {
+  const limiters = [
+    new Limiter(createClient(), { name: "api" }),
+    new Limiter(createCluster({ rootNodes: [{ url: "redis://127.0.0.1:7000" }] })),
+    new Limiter(new Redis()),
+    new Limiter(new Cluster([{ host: "127.0.0.1", port: 7000 }])),
+  ];
+  const [a, b, c, d] = limiters as [Limiter, Limiter, Limiter, Limiter];
+  const one: Decision = await a.slide("k", 60_000, 100);
+  const pairs = await b.slide(Buffer.from("k"), [[1_000, 10], [3_600_000, 1_000]], { cost: 2, bucket: 1_000, peek: false, name: "x" });
+  const fixed = await c.fixed("k", 60_000, 100, { cost: 1, align: true, peek: true });
+  const gcra = await d.gcra("k", 60_000, 100, { burst: 10, cost: 1, waitMs: 5_000 });
+  const cache = new Limiter(new Redis(), { cacheRejections: true, cacheSize: 1_000 });
+  const fromCache: boolean = (await cache.fixed("k", 1_000, 1)).cached;
+  const waited: number = gcra.waitedMs + (fromCache ? 1 : 0);
+  const policy: Policy | undefined = pairs.policy;
+  const headers: Record<string, string> = gcra.headers();
+  // @ts-expect-error: the limit is missing
+  await a.slide("k", 60_000);
+  // @ts-expect-error: fixed has no bucket
+  await a.fixed("k", 60_000, 100, { bucket: 10 });
+  // @ts-expect-error: not a Redis client
+  new Limiter({ get: () => 1 });
+  const failed: unknown = new ModuleNotLoaded("x");
+  return waited + one.remaining + fixed.retryAfterMs + (policy?.quota ?? 0) + Object.keys(headers).length + (failed instanceof RedisCallError ? 1 : 0);
+}
+
+export async function apps(limiter: Limiter): Promise<void> {
+  const app = express();
+  app.use(rateLimit({ limiter, check: (l, key) => l.slide(key, 60_000, 100), key: (req) => req.ip, prefix: "rl:", failOpen: false }));
+  app.use(rateLimit<express.Request>({ limiter, check: (l, key) => l.gcra(key, 1_000, 5), key: (req) => req.get("x-user") ?? null, timeoutMs: 500, logger: console.warn }));
+  const fastify = Fastify();
+  await fastify.register(winlimitPlugin, { limiter, check: (l, key) => l.fixed(key, 60_000, 100), key: (request) => request.ip });
+  // @ts-expect-error: check is required
+  await fastify.register(winlimitPlugin, { limiter });
+  const shadow = rateLimit({ limiter, check: (l, key) => l.fixed(key, 1_000, 1), shadow: true, logger: (message, level) => console.log(level, message) });
+  app.use(shadow);
+  const hook = winlimitHook({ limiter, check: (l, key) => l.fixed(key, 1_000, 1), shadow: true });
+  fastify.addHook("onRequest", hook);
+  const counted: number = shadow.shadowRejections + hook.shadowRejections;
+  // @ts-expect-error: the count is read-only
+  shadow.shadowRejections = counted;
+}

@@ -1,0 +1,29 @@
+// The set-up most test files share: one server with the module for the file, a client of
+// the tests' own on it (`admin`), a limiter over one library, and a clean keyspace per test.
+
+import { after, before, beforeEach } from "node:test";
+import { Limiter } from "winlimit";
+import { LIBRARIES } from "./clients.mjs";
+import { RedisServer, adminClient } from "./servers.mjs";
+
+/** Registers the hooks; the returned object has `server`, `admin`, `connection` and
+ * `limiter` once the file's tests run. `resetStats` also clears INFO commandstats per test. */
+export function redisForFile({ library = "node-redis 6", resetStats = false } = {}) {
+  const ctx = {};
+  before(async () => {
+    ctx.server = await RedisServer.start();
+    ctx.admin = await adminClient(ctx.server.port);
+    ctx.connection = await LIBRARIES[library].plain(ctx.server.port);
+    ctx.limiter = new Limiter(ctx.connection.client);
+  });
+  after(async () => {
+    await ctx.connection?.close();
+    await ctx.admin?.close();
+    await ctx.server?.stop();
+  });
+  beforeEach(async () => {
+    await ctx.admin.sendCommand(["FLUSHALL"]);
+    if (resetStats) await ctx.admin.sendCommand(["CONFIG", "RESETSTAT"]);
+  });
+  return ctx;
+}
