@@ -34,8 +34,8 @@ from winbench.config import BENCH_DIR, CLIENTS, DEFAULT_MODULE, KEYSPACE, LUA_DI
 from winbench.contenders import contenders
 from winbench.memory import BucketMemoryFill, measure_memory, measure_state_memory
 from winbench.replication import AOF_CALLS, measure_aof
-from winbench.targets import evaluate_targets
-from winbench.report import machine_info, sh, summarise, verdict, write_chart, write_markdown
+from winbench.targets import evaluate_targets, target_line
+from winbench.report import machine_info, sh, summarise, write_chart, write_markdown
 from winbench.servers import Server, probe
 from winbench.throughput import measure, sanity
 from winbench.worst import measure_worst_case
@@ -273,7 +273,7 @@ def main() -> int:
     targets = run.write(info, cfg)
     print()
     for t in targets:
-        print(f"{verdict(t['pass'])}: {t['target']}: {t['value']}")
+        print(target_line(t))
     print(f"\nwrote {args.out}/latest.md, latest.json, latest.png in {cfg['runtime_s']} s")
     return 0
 

@@ -29,6 +29,7 @@ from pathlib import Path
 from kit.server import RedisServer
 from winbench.config import BENCH_DIR, DEFAULT_MODULE, LUA_DIR, R, TMP
 from winbench.contenders import BUCKET_ARGS, BUCKET_MS, BUCKET_WINDOW_MS, contenders
+from winbench.targets import target_line
 
 CALLS = 20_000
 KEYS = 1_000
@@ -191,12 +192,8 @@ def write(out: Path, per_call: dict[str, int], targets: list[dict], info: dict) 
              "what PING costs the same way.\n",
              "| contender | instructions per call, net of PING |", "|---|---:|",
              *(f"| {name} | {n:,} |" for name, n in per_call.items()), "", "## Targets\n",
-             *(f"- {verdict(t['pass'])}: {t['target']}: {t['value']}" for t in targets), ""]
+             *(f"- {target_line(t)}" for t in targets), ""]
     (out / "instructions.md").write_text("\n".join(lines))
-
-
-def verdict(ok: bool | None) -> str:
-    return "SKIP" if ok is None else "PASS" if ok else "FAIL"
 
 
 def main() -> int:
@@ -220,7 +217,7 @@ def main() -> int:
     targets = judge(per_call)
     write(args.out, per_call, targets, info)
     for t in targets:
-        print(f"{verdict(t['pass'])}: {t['target']}: {t['value']}")
+        print(target_line(t))
     print(f"wrote {args.out}/instructions.md")
     return 0
 

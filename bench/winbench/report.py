@@ -13,6 +13,7 @@ from winbench.config import CLIENTS, KEYSPACE, MEMORY_LIMITS, PIPELINE, REPO
 from winbench.contenders import Contender
 from winbench.memory import MEM_KEYS
 from winbench.replication import AOF_CALLS
+from winbench.targets import target_line
 from winbench.worst import WORST_REPS
 
 
@@ -86,10 +87,6 @@ def fmt_ops(x: float) -> str:
 
 def fmt_x(x) -> str:
     return "" if x is None else f"{x:.2f}"
-
-
-def verdict(p) -> str:
-    return {True: "PASS", False: "FAIL", None: "SKIP"}[p]
 
 
 def write_markdown(path: Path, info: dict, cfg: dict, cs: list[Contender], summary: dict,
@@ -258,7 +255,7 @@ def target_lines(targets: list[dict]) -> list[str]:
              "judged in instructions (`make bench-instr`, bench/results/instructions.md), which do "
              "not move with the machine's load.\n")
     for t in targets:
-        L.append(f"- {verdict(t['pass'])}: {t['target']}: {t['value']}")
+        L.append(f"- {target_line(t)}")
     L.append("")
     L.append("![chart](latest.png)\n")
     return L

@@ -16,6 +16,15 @@ def evaluate_targets(memory: list[dict], state_memory: list[dict], aof: list[dic
             *slide_memory_targets(memory)]
 
 
+def verdict(ok: bool | None) -> str:
+    return {True: "PASS", False: "FAIL", None: "SKIP"}[ok]
+
+
+def target_line(t: dict) -> str:
+    """One target as the reports and the console print it."""
+    return f"{verdict(t['pass'])}: {t['target']}: {t['value']}"
+
+
 def unmeasured(label: str, why: str) -> dict:
     return {"target": label, "value": f"not measured ({why})", "pass": None}
 
