@@ -6,7 +6,7 @@ import time
 import pytest
 
 from kit.server import REDIS_62
-from kit.aof import aof_bytes, aof_commands, rewrite_done
+from kit.aof import APPEND_ONLY, aof_bytes, aof_commands, rewrite_done
 from kit.bucket_layout import bucket_log, encode as bucket_ring
 from kit.commands import call
 from kit.errors import error_of
@@ -206,7 +206,7 @@ def test_events_are_those_of_set_pxat_then_bitfield(server, r):
 
 
 def test_a_steady_accepted_call_replicates_one_bitfield(start_server):
-    s = start_server(args=["--appendonly", "yes"])
+    s = start_server(args=APPEND_ONLY)
     r = s.client
     wait_until(lambda: rewrite_done(r), what="the AOF to be written directly, no rewrite under way")
     bucket(r, "k", W, 10**6)

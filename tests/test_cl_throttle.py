@@ -7,6 +7,7 @@ import os
 import pytest
 import redis
 
+from kit.aof import APPEND_ONLY
 from kit.fixtures import module_server
 from kit.server import REDIS_62
 from kit.errors import error_of
@@ -16,7 +17,7 @@ from kit.keyspace import server_ms, snapshot
 SEQUENCE = os.path.join(os.path.dirname(__file__), "data", "redis_cell_sequence.json")
 
 
-compat = module_server(module_args=["cell-compat", "yes"], args=["--appendonly", "yes"])
+compat = module_server(module_args=["cell-compat", "yes"], args=APPEND_ONLY)
 
 
 @pytest.fixture

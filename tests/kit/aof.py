@@ -3,6 +3,12 @@
 import glob
 import os
 
+#: Arguments for a server whose AOF a test reads while it runs. Under the default
+#: `appendfsync everysec` a server postpones writing its AOF (for up to two seconds) while the
+#: previous background fsync is still running, as it may be on a busy disk, and replies
+#: meanwhile: the file lags the replies. With `no` every reply's effects are written first.
+APPEND_ONLY = ("--appendonly", "yes", "--appendfsync", "no")
+
 
 def aof_paths(directory):
     """The AOF files in a server's directory, oldest first: the incremental ones (Redis 7.0+),
