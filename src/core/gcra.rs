@@ -53,7 +53,10 @@ pub fn parse(args: &[&[u8]]) -> Result<GcraRequest, ArgError> {
         }
     }
     // A full refill (`burst * period_ms / limit`) must fit in 10^12 ms.
-    let max_burst = (i128::from(MAX) * i128::from(limit) / i128::from(period_ms)).min(i128::from(MAX)) as i64;
+    let max_burst = match MAX.checked_mul(limit) {
+        Some(product) => (product / period_ms).min(MAX),
+        None => (i128::from(MAX) * i128::from(limit) / i128::from(period_ms)).min(i128::from(MAX)) as i64,
+    };
     let burst = match burst {
         None => limit.min(max_burst),
         Some(value) => in_range(value, "BURST", 1, max_burst)?,
@@ -164,9 +167,20 @@ pub struct GcraPlan {
     pub write: Option<GcraWrite>,
 }
 
+/// `x.div_euclid(d)` and `x.rem_euclid(d)`, for `d > 0`: one machine division when both fit
+/// in 64 bits, as they do unless the limit is in the millions or a stored state is hostile
+/// (a 128-bit division is a library call some ten times as long).
+fn div_rem(x: i128, d: i128) -> (i128, i128) {
+    match (i64::try_from(x), i64::try_from(d)) {
+        (Ok(x), Ok(d)) => (i128::from(x.div_euclid(d)), i128::from(x.rem_euclid(d))),
+        _ => (x.div_euclid(d), x.rem_euclid(d)),
+    }
+}
+
 /// `x / d` rounded up, for `d > 0`.
 fn div_ceil(x: i128, d: i128) -> i128 {
-    x.div_euclid(d) + i128::from(x.rem_euclid(d) != 0)
+    let (quotient, remainder) = div_rem(x, d);
+    quotient + i128::from(remainder != 0)
 }
 
 /// Clamps an `i128` into `i64` (only hostile stored states come near the ends).
@@ -189,7 +203,7 @@ pub fn decide(now: i64, request: &GcraRequest, mode: Mode, stored: Option<Stored
     }
     .max(now_u);
     let debt = tat_u - now_u;
-    let whole_units = |debt: i128| to_i64((capacity - debt).max(0) / p);
+    let whole_units = |debt: i128| to_i64(div_rem((capacity - debt).max(0), p).0);
 
     if request.cost > request.burst {
         let verdict = Verdict {
@@ -213,10 +227,10 @@ pub fn decide(now: i64, request: &GcraRequest, mode: Mode, stored: Option<Stored
         reset_after_ms: to_i64(div_ceil(debt_after, l)),
     };
     let write = records.then(|| {
-        let tat_u = tat_u + cost;
+        let (ms, rem) = div_rem(tat_u + cost, l);
         GcraWrite {
-            tat: Tat { ms: to_i64(tat_u.div_euclid(l)), rem: to_i64(tat_u.rem_euclid(l)), den: request.limit },
-            expire_at: to_i64(div_ceil(tat_u, l)),
+            tat: Tat { ms: to_i64(ms), rem: to_i64(rem), den: request.limit },
+            expire_at: to_i64(ms + i128::from(rem != 0)),
         }
     });
     GcraPlan { verdict, write }

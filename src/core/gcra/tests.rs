@@ -222,6 +222,30 @@ proptest! {
         }
     }
 
+    /// Why the adapter need not read the expiry: at the millisecond a written state expires
+    /// (Redis still holds the key then), deciding from it is deciding from no key at all.
+    #[test]
+    fn a_state_read_at_its_expiry_decides_as_no_key(
+        period_ms in 1i64..=MAX,
+        limit in 1i64..=MAX,
+        burst in 1i64..1000,
+        cost in 1i64..1000,
+        first in 0i64..2_000_000_000_000,
+        mode in prop_oneof![Just(Mode::Record), Just(Mode::Peek)],
+    ) {
+        let r = gcra(period_ms, limit, burst, cost);
+        let Some(write) = decide(first, &r, Mode::Record, None).write else { return Ok(()) };
+        let now = write.expire_at;
+        prop_assert_eq!(decide(now, &r, mode, Some(Stored::Tat(write.tat))), decide(now, &r, mode, None));
+    }
+
+    #[test]
+    fn div_rem_is_euclidean_division(x in any::<i128>(), d in 1i128..=i128::MAX, small in any::<i64>(), d64 in 1i64..=i64::MAX) {
+        prop_assert_eq!(div_rem(x, d), (x.div_euclid(d), x.rem_euclid(d)));
+        let (x, d) = (i128::from(small), i128::from(d64));
+        prop_assert_eq!(div_rem(x, d), (x.div_euclid(d), x.rem_euclid(d)));
+    }
+
     #[test]
     fn fuzz_decide_never_panics(
         now in edgy_i64(),
