@@ -23,8 +23,9 @@ fn decide(call: &Call, request: &GcraRequest) -> Result<Verdict, CommandError> {
     let now = call.now();
     let stored = match key.kind() {
         KeyKind::Missing => None,
-        // A key whose expiry has come is a full bucket, whatever it holds.
-        KeyKind::String if key.expires_at().is_some_and(|at| at <= now) => None,
+        // The expiry is not read: written as the TAT rounded up, it has come only when the
+        // TAT has, and a TAT in the past is a full bucket already. A key whose TTL was changed
+        // by hand is read as Redis still holds it.
         KeyKind::String => {
             let value = key.string_value().unwrap_or_default();
             let stored = gcra::decode(value, request.reads_cell_state)
