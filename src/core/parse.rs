@@ -172,18 +172,34 @@ pub fn printable(arg: &[u8]) -> String {
     shown
 }
 
-/// Writes `value` in decimal at the start of `buf`, without allocating; returns the length.
+/// "00" to "99": decimal digits are written two per division.
+const DIGIT_PAIRS: [u8; 200] = {
+    let mut pairs = [0u8; 200];
+    let mut i = 0;
+    while i < 100 {
+        pairs[2 * i] = b'0' + (i / 10) as u8;
+        pairs[2 * i + 1] = b'0' + (i % 10) as u8;
+        i += 1;
+    }
+    pairs
+};
+
+/// Writes `value` in decimal at the start of `buf`, without allocating; returns the length
+/// (0, writing nothing, when `buf` is too short).
 pub fn format_int(value: i64, buf: &mut [u8]) -> usize {
     let mut digits = [0u8; 20];
     let mut n = value.unsigned_abs();
     let mut start = digits.len();
-    loop {
+    while n >= 10 {
+        let pair = 2 * (n % 100) as usize;
+        n /= 100;
+        start -= 2;
+        digits[start..start + 2].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
+    }
+    // The one digit left, if any (or a lone zero).
+    if n > 0 || start == digits.len() {
         start -= 1;
-        digits[start] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
+        digits[start] = b'0' + n as u8;
     }
     let sign = usize::from(value < 0);
     let len = sign + digits.len() - start;
@@ -349,6 +365,16 @@ mod tests {
         #[test]
         fn parse_int_agrees_with_decimal_formatting(n: i64) {
             prop_assert_eq!(parse_int(n.to_string().as_bytes()), Some(n));
+        }
+
+        #[test]
+        fn format_int_writes_what_to_string_does(n in any::<i64>(), digits in 0u32..19) {
+            for n in [n, 10i64.pow(digits), 10i64.pow(digits) - 1] {
+                let mut buf = [0u8; 20];
+                let len = format_int(n, &mut buf);
+                let expected = n.to_string();
+                prop_assert_eq!(&buf[..len], expected.as_bytes());
+            }
         }
 
         #[test]
