@@ -4,12 +4,13 @@
 //! It replicates what it changed, so replicas and AOF replays end with the same members,
 //! scores, values and expiries, even on a server without the module.
 
-use std::os::raw::{c_char, c_int, c_longlong};
+use std::os::raw::{c_char, c_int};
+use std::sync::atomic::{AtomicPtr, Ordering};
 
 use redis_module::raw;
 
 use crate::core::parse::format_int;
-use crate::redis::api::OwnedString;
+use crate::redis::api::{api, OwnedString};
 
 /// The call's context and the key a replicated command names.
 #[derive(Clone, Copy)]
@@ -26,10 +27,60 @@ fn replicate() -> Replicate {
     unsafe { raw::RedisModule_Replicate }.expect("RedisModule_Replicate is not available on this server")
 }
 
+/// An argument replicated the same on every call. Passed as a module string it costs the
+/// server a reference count; as a C string, an allocation and a free on every call.
+struct Word {
+    text: &'static [u8],
+    string: AtomicPtr<raw::RedisModuleString>,
+}
+
+impl Word {
+    const fn new(text: &'static [u8]) -> Self {
+        Word { text, string: AtomicPtr::new(std::ptr::null_mut()) }
+    }
+
+    /// The module string, made on first use (commands run on the main thread) and kept for
+    /// the server's life.
+    fn get(&self) -> *mut raw::RedisModuleString {
+        let mut string = self.string.load(Ordering::Relaxed);
+        if string.is_null() {
+            string = api!(RedisModule_CreateString(std::ptr::null_mut(), self.text.as_ptr().cast(), self.text.len()));
+            self.string.store(string, Ordering::Relaxed);
+        }
+        string
+    }
+}
+
+static PXAT: Word = Word::new(b"PXAT");
+static ONE: Word = Word::new(b"1");
+static MINUS_INF: Word = Word::new(b"-inf");
+static SET: Word = Word::new(b"SET");
+static I64: Word = Word::new(b"i64");
+
+/// A number as the decimal text a replicated command carries: a buffer costs the server one
+/// allocation where a long long costs two.
+struct Decimal {
+    text: [u8; 20],
+    len: usize,
+}
+
+impl Decimal {
+    fn new(value: i64) -> Self {
+        let mut text = [0; 20];
+        let len = format_int(value, &mut text);
+        Decimal { text, len }
+    }
+
+    fn ptr(&self) -> *const c_char {
+        self.text.as_ptr().cast()
+    }
+}
+
 /// `PEXPIREAT key at`.
 pub fn pexpireat(key: Target, at: i64) {
-    // SAFETY: "sl" is a module string and a long long.
-    unsafe { replicate()(key.ctx, c"PEXPIREAT".as_ptr(), c"sl".as_ptr(), key.name, at as c_longlong) };
+    let at = Decimal::new(at);
+    // SAFETY: "sb" is a module string, then a buffer and its length.
+    unsafe { replicate()(key.ctx, c"PEXPIREAT".as_ptr(), c"sb".as_ptr(), key.name, at.ptr(), at.len) };
 }
 
 /// `DEL key`.
@@ -40,17 +91,20 @@ pub fn del(key: Target) {
 
 /// `SET key value PXAT at`, the value given as bytes (no module string to create).
 pub fn set_bytes_pxat(key: Target, value: &[u8], at: i64) {
-    // SAFETY: "sbcl" is a module string, a buffer and its length, a C string and a long long.
+    let at = Decimal::new(at);
+    // SAFETY: "sbsb" is a module string, a buffer and its length, a module string, a buffer
+    // and its length.
     unsafe {
         replicate()(
             key.ctx,
             c"SET".as_ptr(),
-            c"sbcl".as_ptr(),
+            c"sbsb".as_ptr(),
             key.name,
             value.as_ptr().cast::<c_char>(),
             value.len(),
-            c"PXAT".as_ptr(),
-            at as c_longlong,
+            PXAT.get(),
+            at.ptr(),
+            at.len,
         )
     };
 }
@@ -66,8 +120,6 @@ pub fn set_bytes(key: Target, value: &[u8]) {
 /// `BITFIELD key SET i64 #k value ...`: 64-bit words of a string, set in one command.
 pub fn bitfield_set_i64(key: Target, words: &[(usize, i64)]) {
     let ctx = key.ctx;
-    let set = OwnedString::from_bytes(ctx, b"SET");
-    let i64_type = OwnedString::from_bytes(ctx, b"i64");
     let mut owned = Vec::with_capacity(2 * words.len());
     for &(k, value) in words {
         // `#k`: the k-th i64 word, formatted without allocating.
@@ -76,38 +128,48 @@ pub fn bitfield_set_i64(key: Target, words: &[(usize, i64)]) {
         owned.push(OwnedString::from_bytes(ctx, &offset[..=len]));
         owned.push(OwnedString::from_i64(ctx, value));
     }
-    let argv: Vec<*mut raw::RedisModuleString> = owned
-        .chunks(2)
-        .flat_map(|pair| [set.as_ptr(), i64_type.as_ptr(), pair[0].as_ptr(), pair[1].as_ptr()])
-        .collect();
+    let (set, i64_type) = (SET.get(), I64.get());
+    let argv: Vec<*mut raw::RedisModuleString> =
+        owned.chunks(2).flat_map(|pair| [set, i64_type, pair[0].as_ptr(), pair[1].as_ptr()]).collect();
     with_args(key, c"BITFIELD", &argv);
 }
 
 /// `INCRBY key by`.
 pub fn incrby(key: Target, by: i64) {
-    // SAFETY: "sl" is a module string and a long long.
-    unsafe { replicate()(key.ctx, c"INCRBY".as_ptr(), c"sl".as_ptr(), key.name, by as c_longlong) };
+    if by == 1 {
+        // SAFETY: "ss" is two module strings.
+        unsafe { replicate()(key.ctx, c"INCRBY".as_ptr(), c"ss".as_ptr(), key.name, ONE.get()) };
+        return;
+    }
+    let by = Decimal::new(by);
+    // SAFETY: "sb" is a module string, then a buffer and its length.
+    unsafe { replicate()(key.ctx, c"INCRBY".as_ptr(), c"sb".as_ptr(), key.name, by.ptr(), by.len) };
 }
 
 /// `ZREMRANGEBYSCORE key -inf through`.
 pub fn zremrangebyscore_through(key: Target, through: i64) {
-    // SAFETY: "scl" is a module string, a C string and a long long.
+    let through = Decimal::new(through);
+    // SAFETY: "ssb" is two module strings, then a buffer and its length.
     unsafe {
         replicate()(
             key.ctx,
             c"ZREMRANGEBYSCORE".as_ptr(),
-            c"scl".as_ptr(),
+            c"ssb".as_ptr(),
             key.name,
-            c"-inf".as_ptr(),
-            through as c_longlong,
+            MINUS_INF.get(),
+            through.ptr(),
+            through.len,
         )
     };
 }
 
 /// `ZADD key score member`.
 pub fn zadd_one(key: Target, score: i64, member: &OwnedString) {
-    // SAFETY: "sls" is a module string, a long long and a module string.
-    unsafe { replicate()(key.ctx, c"ZADD".as_ptr(), c"sls".as_ptr(), key.name, score as c_longlong, member.as_ptr()) };
+    let score = Decimal::new(score);
+    // SAFETY: "sbs" is a module string, a buffer and its length, and a module string.
+    unsafe {
+        replicate()(key.ctx, c"ZADD".as_ptr(), c"sbs".as_ptr(), key.name, score.ptr(), score.len, member.as_ptr())
+    };
 }
 
 /// `<command> key args...`, for commands whose argument list is built at run time (`ZADD`
