@@ -75,7 +75,11 @@ pub fn parse_cell(args: &[&[u8]]) -> Result<GcraRequest, ArgError> {
     let max_burst = in_range(max_burst, "max_burst", 0, MAX - 1)?;
     let count = in_range(count, "count_per_period", 1, MAX)?;
     let period_s = in_range(period, "period_s", 1, MAX_PERIOD_S)?;
-    let refill_s = (i128::from(max_burst) + 1) * i128::from(period_s) / i128::from(count);
+    // A 64-bit division unless the product needs 128 bits (a library call ten times as long).
+    let refill_s = match (max_burst + 1).checked_mul(period_s) {
+        Some(product) => i128::from(product / count),
+        None => (i128::from(max_burst) + 1) * i128::from(period_s) / i128::from(count),
+    };
     if refill_s > i128::from(MAX_PERIOD_S) {
         return Err(ArgError::new(format_args!(
             "max_burst too large: (max_burst + 1) * period_s / count_per_period must be at most {MAX_PERIOD_S}"
@@ -167,12 +171,13 @@ pub struct GcraPlan {
     pub write: Option<GcraWrite>,
 }
 
-/// `x.div_euclid(d)` and `x.rem_euclid(d)`, for `d > 0`: one machine division when both fit
-/// in 64 bits, as they do unless the limit is in the millions or a stored state is hostile
-/// (a 128-bit division is a library call some ten times as long).
+/// `x.div_euclid(d)` and `x.rem_euclid(d)`, for `d > 0`: one unsigned machine division when
+/// `x` is not negative and both fit in 64 bits, as they do unless the limit is in the
+/// millions or a stored state is hostile (a 128-bit division is a library call some ten
+/// times as long, and a signed one adds its sign fix-ups).
 fn div_rem(x: i128, d: i128) -> (i128, i128) {
-    match (i64::try_from(x), i64::try_from(d)) {
-        (Ok(x), Ok(d)) => (i128::from(x.div_euclid(d)), i128::from(x.rem_euclid(d))),
+    match (u64::try_from(x), u64::try_from(d)) {
+        (Ok(x), Ok(d)) if d > 0 => (i128::from(x / d), i128::from(x % d)),
         _ => (x.div_euclid(d), x.rem_euclid(d)),
     }
 }

@@ -187,29 +187,26 @@ const DIGIT_PAIRS: [u8; 200] = {
 /// Writes `value` in decimal at the start of `buf`, without allocating; returns the length
 /// (0, writing nothing, when `buf` is too short).
 pub fn format_int(value: i64, buf: &mut [u8]) -> usize {
-    let mut digits = [0u8; 20];
+    let sign = usize::from(value < 0);
     let mut n = value.unsigned_abs();
-    let mut start = digits.len();
+    // Written in place from the last digit back: no scratch copy (a `memcpy` call).
+    let len = sign + n.checked_ilog10().map_or(1, |log| log as usize + 1);
+    let Some(out) = buf.get_mut(..len) else { return 0 };
+    let mut end = len;
     while n >= 10 {
         let pair = 2 * (n % 100) as usize;
         n /= 100;
-        start -= 2;
-        digits[start..start + 2].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
+        end -= 2;
+        out[end..end + 2].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
     }
-    // The one digit left, if any (or a lone zero).
-    if n > 0 || start == digits.len() {
-        start -= 1;
-        digits[start] = b'0' + n as u8;
+    // The one digit left when the count is odd (or a lone zero).
+    if end > sign {
+        out[sign] = b'0' + n as u8;
     }
-    let sign = usize::from(value < 0);
-    let len = sign + digits.len() - start;
-    if let Some(out) = buf.get_mut(..len) {
-        out[..sign].copy_from_slice(&b"-"[..sign]);
-        out[sign..].copy_from_slice(&digits[start..]);
-        len
-    } else {
-        0
+    if sign == 1 {
+        out[0] = b'-';
     }
+    len
 }
 
 /// A decimal integer exactly as Redis's own `string2ll` takes it: `0`, or an optional `-`

@@ -167,6 +167,19 @@ fn parse_cell_maps_to_a_bucket_of_max_burst_plus_one() {
 }
 
 proptest! {
+    /// `(max_burst + 1) * period_s` can need 128 bits; the refill bound holds either way.
+    #[test]
+    fn parse_cell_bounds_the_refill_exactly(
+        max_burst in 0i64..1_000_000_000_000,
+        count in 1i64..=1_000_000_000_000,
+        period_s in 1i64..=1_000_000_000,
+    ) {
+        let refill_s = (i128::from(max_burst) + 1) * i128::from(period_s) / i128::from(count);
+        let args = [max_burst.to_string(), count.to_string(), period_s.to_string()];
+        let parsed = parsed_cell(&[&args[0], &args[1], &args[2]]);
+        prop_assert_eq!(parsed.is_ok(), refill_s <= 1_000_000_000, "{:?}", parsed);
+    }
+
     /// Every reply field equals the token bucket's, retries are exact, and no span of `t`
     /// ms admits more than `burst + limit * t / period_ms` units.
     #[test]
