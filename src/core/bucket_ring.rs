@@ -175,13 +175,39 @@ impl BucketView for RingView<'_> {
     }
 }
 
+/// The most words one call changes in place: three header words, a slot's start and units.
+pub const MAX_CHANGED_WORDS: usize = 5;
+
+/// Words (index, value) to set in place, on the stack: a call never changes more than
+/// [`MAX_CHANGED_WORDS`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ChangedWords {
+    words: [(usize, i64); MAX_CHANGED_WORDS],
+    len: usize,
+}
+
+impl ChangedWords {
+    fn push(&mut self, word: (usize, i64)) {
+        self.words[self.len] = word;
+        self.len += 1;
+    }
+}
+
+impl std::ops::Deref for ChangedWords {
+    type Target = [(usize, i64)];
+
+    fn deref(&self) -> &Self::Target {
+        &self.words[..self.len]
+    }
+}
+
 /// How a plan changes the stored string.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RingWrite {
     /// Nothing to write (or only the key to delete, which the plan says).
     Nothing,
-    /// Set these words (index, value) of the stored ring in place.
-    Words(Vec<(usize, i64)>),
+    /// Set these words of the stored ring in place.
+    Words(ChangedWords),
     /// Store this whole value: a new key, or a ring grown for a larger window.
     Whole(Vec<u8>),
 }
@@ -193,7 +219,7 @@ pub fn write_for(plan: &BucketPlan, stored: Option<&Ring>, window_ms: i64) -> Re
     let live = if plan.discard { None } else { stored.zip(plan.stored) };
     match live {
         Some((ring, before)) if span(&after) <= ring.slots() as i64 => {
-            let mut words = Vec::with_capacity(5);
+            let mut words = ChangedWords::default();
             for (k, new, old) in [
                 (TOTAL, after.total, before.total),
                 (OLDEST, after.oldest, before.oldest),

@@ -56,8 +56,6 @@ pub struct BucketPlan {
     /// Nothing in the key counts any more (expired, or every bucket left the largest
     /// window): delete it first.
     pub discard: bool,
-    /// Buckets that left the largest window, to delete.
-    pub remove: Vec<i64>,
     /// Set bucket `.0` to `.1` units (absolute), with the header that follows.
     pub record: Option<(i64, i64)>,
     /// The header after the call, when it changes (written with `record` or after `remove`).
@@ -71,7 +69,6 @@ pub struct BucketPlan {
 impl BucketPlan {
     pub fn is_noop(&self) -> bool {
         !self.discard
-            && self.remove.is_empty()
             && self.record.is_none()
             && self.header.is_none()
             && self.expire_at.is_none()
@@ -163,7 +160,6 @@ pub fn decide(now: i64, request: &SlideRequest, mode: Mode, view: &impl BucketVi
     let mut plan = BucketPlan {
         verdict,
         discard: false,
-        remove: Vec::new(),
         record: None,
         header: None,
         stored: None,
@@ -178,13 +174,9 @@ pub fn decide(now: i64, request: &SlideRequest, mode: Mode, view: &impl BucketVi
     plan.stored = live;
     let mut next = live;
     if let Some(h) = live.filter(|h| h.oldest < first_in_largest) {
-        // Remove what left the largest window; the oldest left is the first stored bucket
-        // at or after the window's first.
-        for s in starts(h.oldest, first_in_largest.saturating_sub(b).min(h.newest), b)? {
-            if view.units(s)? > 0 {
-                plan.remove.push(s);
-            }
-        }
+        // What left the largest window is dropped by moving `oldest` past it (already
+        // subtracted from the total): the oldest left is the first stored bucket at or after
+        // the window's first.
         let mut oldest = h.newest;
         for s in starts(first_in_largest, h.newest, b)? {
             if view.units(s)? > 0 {

@@ -59,15 +59,23 @@ static I64: Word = Word::new(b"i64");
 
 /// A number as the decimal text a replicated command carries: a buffer costs the server one
 /// allocation where a long long costs two.
+#[derive(Default)]
 struct Decimal {
-    text: [u8; 20],
+    text: [u8; 21],
     len: usize,
 }
 
 impl Decimal {
     fn new(value: i64) -> Self {
-        let mut text = [0; 20];
+        let mut text = [0; 21];
         let len = format_int(value, &mut text);
+        Decimal { text, len }
+    }
+
+    /// `#k`, `BITFIELD`'s offset of the k-th word of its type.
+    fn word_offset(k: usize) -> Self {
+        let mut text = [b'#'; 21];
+        let len = 1 + format_int(i64::try_from(k).unwrap_or(i64::MAX), &mut text[1..]);
         Decimal { text, len }
     }
 
@@ -117,21 +125,45 @@ pub fn set_bytes(key: Target, value: &[u8]) {
     };
 }
 
-/// `BITFIELD key SET i64 #k value ...`: 64-bit words of a string, set in one command.
+/// Words per replicated `BITFIELD`: all that one bucketed call changes (three header words,
+/// a slot's start and units).
+const WORDS_PER_BITFIELD: usize = 5;
+
+/// `BITFIELD key SET i64 #k value ...`: 64-bit words of a string, five per command (more are
+/// replicated as several, all in the call's MULTI/EXEC). Offsets and values are passed as
+/// stack buffers with one fixed format per word count: no module string is made and freed.
 pub fn bitfield_set_i64(key: Target, words: &[(usize, i64)]) {
-    let ctx = key.ctx;
-    let mut owned = Vec::with_capacity(2 * words.len());
-    for &(k, value) in words {
-        // `#k`: the k-th i64 word, formatted without allocating.
-        let mut offset = [b'#'; 21];
-        let len = format_int(i64::try_from(k).unwrap_or(i64::MAX), &mut offset[1..]);
-        owned.push(OwnedString::from_bytes(ctx, &offset[..=len]));
-        owned.push(OwnedString::from_i64(ctx, value));
+    let (set, ty) = (SET.get(), I64.get());
+    for chunk in words.chunks(WORDS_PER_BITFIELD) {
+        let mut o: [Decimal; WORDS_PER_BITFIELD] = Default::default();
+        let mut v: [Decimal; WORDS_PER_BITFIELD] = Default::default();
+        for (i, &(k, value)) in chunk.iter().enumerate() {
+            o[i] = Decimal::word_offset(k);
+            v[i] = Decimal::new(value);
+        }
+        macro_rules! bitfield {
+            ($format:literal; $($i:literal)+) => {
+                // SAFETY: the format is a module string, then per word two module strings
+                // and two buffers with their lengths, as the arguments that follow.
+                unsafe {
+                    replicate()(
+                        key.ctx,
+                        c"BITFIELD".as_ptr(),
+                        $format.as_ptr(),
+                        key.name
+                        $(, set, ty, o[$i].ptr(), o[$i].len, v[$i].ptr(), v[$i].len)+
+                    )
+                }
+            };
+        }
+        match chunk.len() {
+            1 => bitfield!(c"sssbb"; 0),
+            2 => bitfield!(c"sssbbssbb"; 0 1),
+            3 => bitfield!(c"sssbbssbbssbb"; 0 1 2),
+            4 => bitfield!(c"sssbbssbbssbbssbb"; 0 1 2 3),
+            _ => bitfield!(c"sssbbssbbssbbssbbssbb"; 0 1 2 3 4),
+        };
     }
-    let (set, i64_type) = (SET.get(), I64.get());
-    let argv: Vec<*mut raw::RedisModuleString> =
-        owned.chunks(2).flat_map(|pair| [set, i64_type, pair[0].as_ptr(), pair[1].as_ptr()]).collect();
-    with_args(key, c"BITFIELD", &argv);
 }
 
 /// `INCRBY key by`.
@@ -173,7 +205,7 @@ pub fn zadd_one(key: Target, score: i64, member: &OwnedString) {
 }
 
 /// `<command> key args...`, for commands whose argument list is built at run time (`ZADD`
-/// with many members, `BITFIELD`).
+/// with many members).
 pub fn with_args(key: Target, command: &std::ffi::CStr, args: &[*mut raw::RedisModuleString]) {
     // SAFETY: "sv" is a module string, then an array of module strings and its length.
     unsafe { replicate()(key.ctx, command.as_ptr(), c"sv".as_ptr(), key.name, args.as_ptr(), args.len()) };

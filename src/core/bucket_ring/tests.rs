@@ -99,7 +99,8 @@ fn a_unit_in_the_newest_bucket_rewrites_its_count_and_the_total_only() {
     let ring = Ring::parse(&ring_bytes).unwrap();
     let view = RingView::new(Some(&ring_bytes), key.expires_at);
     let plan = decide(5_060, &r, Mode::Record, &view).unwrap();
-    assert_eq!(write_for(&plan, Some(&ring), 1000).unwrap(), RingWrite::Words(vec![(2, 2), (6, 2)]));
+    let RingWrite::Words(words) = write_for(&plan, Some(&ring), 1000).unwrap() else { panic!("words expected") };
+    assert_eq!(*words, [(2, 2), (6, 2)]);
 }
 
 #[test]

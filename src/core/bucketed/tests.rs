@@ -46,8 +46,10 @@ impl MemoryHash {
         if plan.discard {
             *self = MemoryHash::default();
         }
-        for s in &plan.remove {
-            assert!(self.buckets.remove(s).is_some(), "removing a bucket that is not there");
+        // Buckets before the new oldest have left the largest window: the ring stops
+        // counting them.
+        if let Some(header) = plan.header {
+            self.buckets.retain(|&s, _| s >= header.oldest);
         }
         if let Some((s, units)) = plan.record {
             self.buckets.insert(s, units);
