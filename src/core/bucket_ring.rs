@@ -37,6 +37,9 @@ const WORD: usize = 8;
 /// longer spans anyway.
 const MAX_SLOTS: usize = crate::core::bucketed::MAX_WALK as usize;
 
+/// The most words a ring winlimit writes can have.
+pub const MAX_WORDS: usize = HEADER_WORDS + 2 * MAX_SLOTS;
+
 /// The word holding slot `j`'s bucket start; its units are in the next word.
 fn start_word(j: usize) -> usize {
     HEADER_WORDS + 2 * j

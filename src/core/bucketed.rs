@@ -68,10 +68,7 @@ pub struct BucketPlan {
 
 impl BucketPlan {
     pub fn is_noop(&self) -> bool {
-        !self.discard
-            && self.record.is_none()
-            && self.header.is_none()
-            && self.expire_at.is_none()
+        !self.discard && self.record.is_none() && self.header.is_none() && self.expire_at.is_none()
     }
 }
 
@@ -157,14 +154,7 @@ pub fn decide(now: i64, request: &SlideRequest, mode: Mode, view: &impl BucketVi
     let newest_end = newest_after.map(|s| s.saturating_add(b - 1));
     settle(pairs, &request.windows, records.then_some(cost), newest_end, now);
     let verdict = bind(pairs);
-    let mut plan = BucketPlan {
-        verdict,
-        discard: false,
-        record: None,
-        header: None,
-        stored: None,
-        expire_at: None,
-    };
+    let mut plan = BucketPlan { verdict, discard: false, record: None, header: None, stored: None, expire_at: None };
     if mode == Mode::Peek {
         return Ok(plan);
     }

@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicPtr, Ordering};
 
 use redis_module::raw;
 
+use crate::core::bucket_ring;
 use crate::core::parse::format_int;
 use crate::redis::api::{api, OwnedString};
 
@@ -39,16 +40,25 @@ impl Word {
         Word { text, string: AtomicPtr::new(std::ptr::null_mut()) }
     }
 
-    /// The module string, made on first use (commands run on the main thread) and kept for
-    /// the server's life.
     fn get(&self) -> *mut raw::RedisModuleString {
-        let mut string = self.string.load(Ordering::Relaxed);
-        if string.is_null() {
-            string = api!(RedisModule_CreateString(std::ptr::null_mut(), self.text.as_ptr().cast(), self.text.len()));
-            self.string.store(string, Ordering::Relaxed);
-        }
-        string
+        shared(&self.string, || self.text)
     }
+}
+
+/// The module string in `slot`, made from `text` on first use (commands run on the main
+/// thread) and kept for the server's life.
+fn shared<T: AsRef<[u8]>>(
+    slot: &AtomicPtr<raw::RedisModuleString>,
+    text: impl FnOnce() -> T,
+) -> *mut raw::RedisModuleString {
+    let mut string = slot.load(Ordering::Relaxed);
+    if string.is_null() {
+        let text = text();
+        let text = text.as_ref();
+        string = api!(RedisModule_CreateString(std::ptr::null_mut(), text.as_ptr().cast(), text.len()));
+        slot.store(string, Ordering::Relaxed);
+    }
+    string
 }
 
 static PXAT: Word = Word::new(b"PXAT");
@@ -67,9 +77,14 @@ struct Decimal {
 
 impl Decimal {
     fn new(value: i64) -> Self {
-        let mut text = [0; 21];
-        let len = format_int(value, &mut text);
-        Decimal { text, len }
+        let mut decimal = Decimal::default();
+        decimal.set(value);
+        decimal
+    }
+
+    /// Rewritten in place (an array of them is not moved about).
+    fn set(&mut self, value: i64) {
+        self.len = format_int(value, &mut self.text);
     }
 
     /// `#k`, `BITFIELD`'s offset of the k-th word of its type.
@@ -81,6 +96,12 @@ impl Decimal {
 
     fn ptr(&self) -> *const c_char {
         self.text.as_ptr().cast()
+    }
+}
+
+impl AsRef<[u8]> for Decimal {
+    fn as_ref(&self) -> &[u8] {
+        &self.text[..self.len]
     }
 }
 
@@ -125,43 +146,62 @@ pub fn set_bytes(key: Target, value: &[u8]) {
     };
 }
 
-/// Words per replicated `BITFIELD`: all that one bucketed call changes (three header words,
-/// a slot's start and units).
+/// `#k`, `BITFIELD`'s offset of the k-th i64, for every word a ring can have: shared as Redis
+/// shares its small integers, so an offset costs a reference count, not a string.
+static WORD_OFFSETS: [AtomicPtr<raw::RedisModuleString>; bucket_ring::MAX_WORDS] =
+    [const { AtomicPtr::new(std::ptr::null_mut()) }; bucket_ring::MAX_WORDS];
+
+/// `#k` as a module string: shared, or made for this call beyond a ring's largest size
+/// (a value winlimit never wrote).
+fn word_offset(
+    ctx: *mut raw::RedisModuleCtx,
+    k: usize,
+    owned: &mut Option<OwnedString>,
+) -> *mut raw::RedisModuleString {
+    let text = || Decimal::word_offset(k);
+    match WORD_OFFSETS.get(k) {
+        Some(slot) => shared(slot, text),
+        None => owned.insert(OwnedString::from_bytes(ctx, text().as_ref())).as_ptr(),
+    }
+}
+
+/// Words per replicated `BITFIELD`: all that one bucketed call changes.
 const WORDS_PER_BITFIELD: usize = 5;
 
 /// `BITFIELD key SET i64 #k value ...`: 64-bit words of a string, five per command (more are
-/// replicated as several, all in the call's MULTI/EXEC). Offsets and values are passed as
-/// stack buffers with one fixed format per word count: no module string is made and freed.
+/// replicated as several, all in the call's MULTI/EXEC). Values are stack buffers, with one
+/// fixed format per word count.
 pub fn bitfield_set_i64(key: Target, words: &[(usize, i64)]) {
     let (set, ty) = (SET.get(), I64.get());
     for chunk in words.chunks(WORDS_PER_BITFIELD) {
-        let mut o: [Decimal; WORDS_PER_BITFIELD] = Default::default();
+        let mut owned: [Option<OwnedString>; WORDS_PER_BITFIELD] = Default::default();
+        let mut o = [std::ptr::null_mut(); WORDS_PER_BITFIELD];
         let mut v: [Decimal; WORDS_PER_BITFIELD] = Default::default();
         for (i, &(k, value)) in chunk.iter().enumerate() {
-            o[i] = Decimal::word_offset(k);
-            v[i] = Decimal::new(value);
+            o[i] = word_offset(key.ctx, k, &mut owned[i]);
+            v[i].set(value);
         }
         macro_rules! bitfield {
             ($format:literal; $($i:literal)+) => {
-                // SAFETY: the format is a module string, then per word two module strings
-                // and two buffers with their lengths, as the arguments that follow.
+                // SAFETY: the format is a module string, then per word three module strings
+                // and a buffer with its length, as the arguments that follow.
                 unsafe {
                     replicate()(
                         key.ctx,
                         c"BITFIELD".as_ptr(),
                         $format.as_ptr(),
                         key.name
-                        $(, set, ty, o[$i].ptr(), o[$i].len, v[$i].ptr(), v[$i].len)+
+                        $(, set, ty, o[$i], v[$i].ptr(), v[$i].len)+
                     )
                 }
             };
         }
         match chunk.len() {
-            1 => bitfield!(c"sssbb"; 0),
-            2 => bitfield!(c"sssbbssbb"; 0 1),
-            3 => bitfield!(c"sssbbssbbssbb"; 0 1 2),
-            4 => bitfield!(c"sssbbssbbssbbssbb"; 0 1 2 3),
-            _ => bitfield!(c"sssbbssbbssbbssbbssbb"; 0 1 2 3 4),
+            1 => bitfield!(c"ssssb"; 0),
+            2 => bitfield!(c"ssssbsssb"; 0 1),
+            3 => bitfield!(c"ssssbsssbsssb"; 0 1 2),
+            4 => bitfield!(c"ssssbsssbsssbsssb"; 0 1 2 3),
+            _ => bitfield!(c"ssssbsssbsssbsssbsssb"; 0 1 2 3 4),
         };
     }
 }
