@@ -31,6 +31,19 @@ pub const MAX_LIMIT: i64 = 1_000_000_000_000;
 
 /// Parses the arguments after the key.
 pub fn parse(args: &[&[u8]]) -> Result<FixedRequest, ArgError> {
+    // The common call, a valid pair and no option, without the general parser's bookkeeping
+    // (the same answer: a property test holds the two together).
+    if let [window_ms, limit] = args {
+        let limit = parse::parse_int(limit).filter(|l| (0..=MAX_LIMIT).contains(l));
+        if let (Ok(window_ms), Some(limit)) = (parse::window_ms(window_ms), limit) {
+            return Ok(FixedRequest { window: Window { window_ms, limit }, cost: 1, align: false });
+        }
+    }
+    parse_any(args)
+}
+
+/// Parses any arguments after the key.
+fn parse_any(args: &[&[u8]]) -> Result<FixedRequest, ArgError> {
     let (windows, options) = parse::windows(args, |_| MAX_LIMIT)?;
     if windows.len() > 1 {
         return Err(ArgError::new("WINLIMIT.FIXED takes one window_ms limit pair"));

@@ -241,3 +241,27 @@ fn parse_refuses_bad_options() {
     assert_eq!(parsed(&["60", "5", "COST", "0"]), Err("ERR COST must be a positive integer".into()));
     assert_eq!(parsed(&["60", "5", "COST"]), Err("ERR COST needs a value".into()));
 }
+
+/// Integers around the edges of what `window_ms` and `limit` accept, and text that is not one.
+fn pair_arg() -> impl Strategy<Value = String> {
+    prop_oneof![
+        (-2i64..=2).prop_map(|n| n.to_string()),
+        (MAX_LIMIT - 2..=MAX_LIMIT + 2).prop_map(|n| n.to_string()),
+        (crate::core::request::MAX_WINDOW_MS - 2..=crate::core::request::MAX_WINDOW_MS + 2).prop_map(|n| n.to_string()),
+        any::<i64>().prop_map(|n| n.to_string()),
+        "[0-9+-]{0,4}",
+        Just("COST".to_string()),
+    ]
+}
+
+proptest! {
+    /// The two-argument fast path answers as the general parser, errors included.
+    #[test]
+    fn a_bare_pair_parses_as_the_general_parser_does(window_ms in pair_arg(), limit in pair_arg()) {
+        let args: [&[u8]; 2] = [window_ms.as_bytes(), limit.as_bytes()];
+        prop_assert_eq!(
+            parse(&args).map_err(|e| e.to_string()),
+            parse_any(&args).map_err(|e| e.to_string())
+        );
+    }
+}
