@@ -47,11 +47,22 @@ impl WriteKey {
     /// `INCRBY key by`, leaving the counter at `count`: its decimal text rewritten in place,
     /// which keeps the key's expiry.
     pub fn incr_by(&mut self, by: i64, count: i64) {
-        let mut text = [0u8; 20];
-        let len = format_int(count, &mut text);
-        api!(RedisModule_StringTruncate(self.0.handle, len));
-        // `copy_from_slice` checks the lengths agree (a panic the handler turns into an error).
-        self.rewrite_in_place(|bytes| bytes.copy_from_slice(&text[..len]));
+        let mut digits = [0u8; 20];
+        let len = format_int(count, &mut digits);
+        let text = &digits[..len];
+        // Mostly the count keeps its number of digits, and the string is rewritten as it is.
+        let mut written = false;
+        self.rewrite_in_place(|bytes| {
+            if bytes.len() == text.len() {
+                bytes.copy_from_slice(text);
+                written = true;
+            }
+        });
+        if !written {
+            api!(RedisModule_StringTruncate(self.0.handle, text.len()));
+            // `copy_from_slice` checks the lengths agree (a panic the handler turns into an error).
+            self.rewrite_in_place(|bytes| bytes.copy_from_slice(text));
+        }
         replicate::incrby(self.target(), by);
         self.notify(Event::Incrby);
         self.signal_modified();
