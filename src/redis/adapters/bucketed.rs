@@ -25,7 +25,8 @@ pub fn run(call: &Call, request: &SlideRequest) -> Result<Verdict, CommandError>
     let now = call.now();
     // The view borrows the value in place, so it must end before anything is written.
     let (plan, write) = {
-        let view = RingView::new(if exists { key.string_value() } else { None }, key.expires_at());
+        let (value, expires_at) = if exists { (key.string_value(), key.expires_at()) } else { (None, None) };
+        let view = RingView::new(value, expires_at);
         let plan = bucketed::decide(now, request, call.mode, &view).map_err(|e| stored_error(e, request))?;
         let write = if call.mode == Mode::Record {
             let stored = if plan.stored.is_some() { view.ring().map_err(|e| stored_error(e, request))? } else { None };

@@ -65,7 +65,8 @@ impl Key {
 
     /// Absolute expiry in ms, if the key exists and has one.
     pub fn expires_at(&self) -> Option<i64> {
-        if self.kind() == KeyKind::Missing {
+        // An empty key needs no check: the API answers "no expiry" for it.
+        if self.handle.is_null() {
             return None;
         }
         // SAFETY: reading a function pointer the server set at load time.
