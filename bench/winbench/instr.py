@@ -10,6 +10,11 @@ calls run, and the counters are dumped. Every call of a random-key contender is 
 (limits far above 40 calls per key); what PING costs the same way is subtracted, so the
 network round trip and the event loop cancel out.
 
+Within one server process the counts repeat to a fraction of a percent; between processes
+(each hashes with its own random seed and lays out its memory anew) a figure moves by up to
+3%. So the whole count runs --runs times (3 by default), each on fresh servers, and the
+table gives each contender's median with the lowest and highest; targets judge the median.
+
 Writes bench/results/instructions.{md,json} (with --quick: bench/.tmp/results/) and prints
 PASS/FAIL lines for the targets.
 """
@@ -143,8 +148,20 @@ def total_of(dump: Path) -> int:
     raise ValueError(f"{dump} has no summary line")
 
 
-def measure(args: argparse.Namespace) -> dict[str, int]:
-    """Instructions per call, net of PING, for every contender that can run."""
+def measure(args: argparse.Namespace) -> tuple[dict[str, int], dict[str, tuple[int, int]]]:
+    """Per contender, the median over args.runs counts and the lowest and highest."""
+    runs = []
+    for i in range(args.runs):
+        print(f"-- run {i + 1} of {args.runs}", flush=True)
+        runs.append(measure_once(args))
+    names = list(runs[0])
+    median = {n: sorted(run[n] for run in runs)[len(runs) // 2] for n in names}
+    spread = {n: (min(run[n] for run in runs), max(run[n] for run in runs)) for n in names}
+    return median, spread
+
+
+def measure_once(args: argparse.Namespace) -> dict[str, int]:
+    """Instructions per call, net of PING, for every contender that can run, on fresh servers."""
     main = Counted("main", [(args.module, MODULE_ARGS)], args.redis_server, args.redis_benchmark)
     cell = Counted("cell", [(args.cell, [])], args.redis_server, args.redis_benchmark) if args.cell else None
     try:
@@ -181,17 +198,20 @@ def judge(per_call: dict[str, int]) -> list[dict]:
     return rows
 
 
-def write(out: Path, per_call: dict[str, int], targets: list[dict], info: dict) -> None:
+def write(out: Path, per_call: dict[str, int], spread: dict[str, tuple[int, int]], targets: list[dict],
+          info: dict) -> None:
     out.mkdir(parents=True, exist_ok=True)
-    (out / "instructions.json").write_text(json.dumps({"machine": info, "per_call": per_call,
+    (out / "instructions.json").write_text(json.dumps({"machine": info, "per_call": per_call, "spread": spread,
                                                         "targets": targets}, indent=2) + "\n")
     lines = ["# winlimit: instructions per call\n",
              f"Counted by `make bench-instr` on {info['date']} ({info['redis_server']}; module {info['module']}"
              f"{'; redis-cell ' + info['cell'] if info.get('cell') else ''}): callgrind, the whole server, one "
              f"client, pipeline {PIPELINE}, {KEYS:,} keys, {CALLS:,} calls after as many to warm up, net of "
-             "what PING costs the same way.\n",
-             "| contender | instructions per call, net of PING |", "|---|---:|",
-             *(f"| {name} | {n:,} |" for name, n in per_call.items()), "", "## Targets\n",
+             f"what PING costs the same way; the median of {info['runs']} counts on fresh servers, with the "
+             "lowest and highest.\n",
+             "| contender | instructions per call, net of PING (median) | lowest | highest |", "|---|---:|---:|---:|",
+             *(f"| {name} | {n:,} | {spread[name][0]:,} | {spread[name][1]:,} |" for name, n in per_call.items()),
+             "", "## Targets (on the medians)\n",
              *(f"- {target_line(t)}" for t in targets), ""]
     (out / "instructions.md").write_text("\n".join(lines))
 
@@ -202,6 +222,7 @@ def main() -> int:
     ap.add_argument("--cell", type=Path, help="a built redis-cell module (libredis_cell.so) to compare with")
     ap.add_argument("--only", type=lambda s: {x.strip().upper() for x in s.split(",")}, help="contenders to count")
     ap.add_argument("--out", type=Path, default=BENCH_DIR / "results")
+    ap.add_argument("--runs", type=int, default=3, help="counts on fresh servers; the median is reported")
     ap.add_argument("--redis-server", default=shutil.which("redis-server") or "redis-server")
     ap.add_argument("--redis-benchmark", default=shutil.which("redis-benchmark") or "redis-benchmark")
     args = ap.parse_args()
@@ -212,10 +233,10 @@ def main() -> int:
         ap.error(f"{args.module} does not exist: run `cargo build --release` first")
     version = subprocess.run([args.redis_server, "--version"], capture_output=True, text=True).stdout.strip()
     info = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "redis_server": version,
-            "module": args.module.name, "cell": str(args.cell) if args.cell else ""}
-    per_call = measure(args)
+            "module": args.module.name, "cell": str(args.cell) if args.cell else "", "runs": args.runs}
+    per_call, spread = measure(args)
     targets = judge(per_call)
-    write(args.out, per_call, targets, info)
+    write(args.out, per_call, spread, targets, info)
     for t in targets:
         print(target_line(t))
     print(f"wrote {args.out}/instructions.md")
