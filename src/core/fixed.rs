@@ -5,7 +5,7 @@
 //! `window_ms` since the Unix epoch). Nothing here touches Redis.
 
 use crate::core::parse::{self, ArgError, Options};
-use crate::core::request::{Mode, Window};
+use crate::core::request::{Mode, Window, MAX_WINDOW_MS};
 use crate::core::verdict::{remaining, Verdict, NEVER};
 
 /// `window_ms limit [COST n] [ALIGN]`, validated.
@@ -34,8 +34,9 @@ pub fn parse(args: &[&[u8]]) -> Result<FixedRequest, ArgError> {
     // The common call, a valid pair and no option, without the general parser's bookkeeping
     // (the same answer: a property test holds the two together).
     if let [window_ms, limit] = args {
+        let window_ms = parse::parse_int(window_ms).filter(|w| (1..=MAX_WINDOW_MS).contains(w));
         let limit = parse::parse_int(limit).filter(|l| (0..=MAX_LIMIT).contains(l));
-        if let (Ok(window_ms), Some(limit)) = (parse::window_ms(window_ms), limit) {
+        if let (Some(window_ms), Some(limit)) = (window_ms, limit) {
             return Ok(FixedRequest { window: Window { window_ms, limit }, cost: 1, align: false });
         }
     }
