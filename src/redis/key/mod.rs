@@ -65,8 +65,8 @@ impl Key {
 
     /// Absolute expiry in ms, if the key exists and has one.
     pub fn expires_at(&self) -> Option<i64> {
-        // An empty key needs no check: the API answers "no expiry" for it.
-        if self.handle.is_null() {
+        // Not only cheaper: Redis 8's RM_GetAbsExpire dereferences an empty key's value.
+        if self.kind() == KeyKind::Missing {
             return None;
         }
         // SAFETY: reading a function pointer the server set at load time.
