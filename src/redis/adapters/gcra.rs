@@ -4,21 +4,41 @@
 
 use crate::core::gcra::{self, GcraRequest};
 use crate::core::verdict::Verdict;
+use crate::redis::adapters::Adapter;
 use crate::redis::call::{Call, CommandError};
-use crate::redis::key::KeyKind;
+use crate::redis::key::{KeyKind, Opened};
 
-/// `WINLIMIT.GCRA key period_ms limit [BURST n] [COST n]`.
-pub fn run(call: &Call) -> Result<Verdict, CommandError> {
-    decide(call, &gcra::parse(call.args)?)
-}
+/// `WINLIMIT.GCRA key period_ms limit [BURST n] [COST n]`, and its `_RO` peek.
+pub struct Gcra;
 
 /// `CL.THROTTLE key max_burst count_per_period period_s [quantity]`.
-pub fn run_cell(call: &Call) -> Result<Verdict, CommandError> {
-    decide(call, &gcra::parse_cell(call.args)?)
+pub struct Cell;
+
+impl Adapter for Gcra {
+    type Request = GcraRequest;
+
+    fn parse(args: &[&[u8]]) -> Result<GcraRequest, CommandError> {
+        Ok(gcra::parse(args)?)
+    }
+
+    fn run(call: &Call, key: Opened<'_>, request: &GcraRequest) -> Result<Verdict, CommandError> {
+        decide(call, key, request)
+    }
 }
 
-fn decide(call: &Call, request: &GcraRequest) -> Result<Verdict, CommandError> {
-    let mut opened = call.open_key();
+impl Adapter for Cell {
+    type Request = GcraRequest;
+
+    fn parse(args: &[&[u8]]) -> Result<GcraRequest, CommandError> {
+        Ok(gcra::parse_cell(args)?)
+    }
+
+    fn run(call: &Call, key: Opened<'_>, request: &GcraRequest) -> Result<Verdict, CommandError> {
+        decide(call, key, request)
+    }
+}
+
+fn decide(call: &Call, mut opened: Opened<'_>, request: &GcraRequest) -> Result<Verdict, CommandError> {
     let key = opened.view();
     let now = call.now();
     let stored = match key.kind() {
