@@ -96,4 +96,14 @@ mod tests {
         assert_eq!(encode_version("1.2.3"), 10203);
         assert_eq!(encode_version("12.0.99"), 120099);
     }
+
+    /// What the key layer forbids, each case refused by the compiler (tests/compile_fail/:
+    /// a write while a view or a cursor is alive, a second open of the call's key, a slice
+    /// outliving its string, two cursors at once). The cases build the module's sources as
+    /// binaries of their own, so the crate stays a cdylib; `.stderr` holds each expected
+    /// error, rewritten by `TRYBUILD=overwrite cargo test`.
+    #[test]
+    fn the_compiler_refuses_what_the_key_layer_forbids() {
+        trybuild::TestCases::new().compile_fail("tests/compile_fail/*.rs");
+    }
 }
