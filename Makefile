@@ -47,12 +47,13 @@ itest-valkey: itest-valkey-8.0
 itest-client:
 	$(PY) -m pytest -q clients/python/tests
 
-# The lint gate (CI runs it before make test): rustfmt, clippy with every warning an error,
-# and mypy --strict on the Python client. rustup adds rustfmt and clippy when missing.
+# The lint gate (CI runs it before make test): rustfmt, clippy with every warning an error
+# and every `unsafe` block needing its `// SAFETY:` comment, and mypy --strict on the Python
+# client. rustup adds rustfmt and clippy when missing.
 lint: deps
 	@command -v rustup >/dev/null 2>&1 && rustup component add rustfmt clippy >/dev/null 2>&1 || true
 	cargo fmt --check
-	cargo clippy --all-targets -- -D warnings
+	cargo clippy --all-targets -- -D warnings -D clippy::undocumented_unsafe_blocks
 	$(PY) -m mypy --strict clients/python/winlimit
 
 # dist/: the release tarball, the Debian package, the client's wheel and sdist, SHA256SUMS.
