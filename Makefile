@@ -8,7 +8,7 @@ SERVERS := redis-6.0 redis-6.2 redis-7.0 redis-8.0 redis-8.2 valkey-8.0 valkey-8
 # The released module (make dist): linked against glibc 2.17, no debug info.
 RELEASE_SO := $(CURDIR)/target/x86_64-unknown-linux-gnu/dist/libwinlimit.so
 
-.PHONY: all build deps servers test unit itest itest-all $(addprefix itest-,$(SERVERS)) itest-valkey itest-client itest-node node-deps dist itest-dist lint docs run bench bench-instr fuzz clean
+.PHONY: all build deps servers release-so test unit itest itest-all $(addprefix itest-,$(SERVERS)) itest-valkey itest-client itest-node node-deps dist itest-dist lint docs run bench bench-instr fuzz clean
 
 all: build
 
@@ -44,6 +44,13 @@ $(addprefix itest-,$(SERVERS)): itest-%:
 	WINLIMIT_SERVER_BIN=$(CURDIR)/.cache/$*/bin/server WINLIMIT_CLI_BIN=$(CURDIR)/.cache/$*/bin/cli $(PYTEST)
 
 itest-valkey: itest-valkey-8.0
+
+# Debian 11's Redis 6.0 runs on glibc 2.31: it loads the released .so (glibc 2.17), not a
+# build for this machine's newer glibc. `make test` sets WINLIMIT_MODULE to it for every server.
+release-so: deps
+	scripts/build-release-so.sh >/dev/null
+itest-redis-6.0: export WINLIMIT_MODULE ?= $(RELEASE_SO)
+itest-redis-6.0: | release-so
 
 # The Python client (clients/python): every method sync and asyncio, on a server and on a
 # cluster, the header fields, the wheel, mypy --strict, and the ASGI middleware served by a
