@@ -4,7 +4,7 @@ import pytest
 
 from kit.server import REDIS_62
 from kit.commands import call
-from kit import commands
+from kit import commands, editions
 from kit.keyspace import server_ms, snapshot
 from kit.support import W
 from kit.errors import error_of
@@ -99,6 +99,7 @@ def acl_categories(r, command):
     return {c.decode() if isinstance(c, bytes) else c for c in info["acl_categories"]}
 
 
+@editions.module_only("ACL categories are the module's command metadata; FCALL and EVALSHA are @scripting")
 @pytest.mark.parametrize("command", COMMANDS)
 def test_commands_belong_to_the_acl_categories_of_the_core_commands_they_replace(server, command):
     r = server.client

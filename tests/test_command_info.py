@@ -3,8 +3,10 @@
 import pytest
 import redis
 
-from kit import commands
+from kit import commands, editions
 from kit.server import REDIS_62
+
+pytestmark = editions.module_only("COMMAND INFO, DOCS and LIST describe the module's commands; the library's calls are FCALL or EVALSHA")
 
 
 COMMANDS = [c.name for c in commands.DEFAULT]
