@@ -5,8 +5,8 @@ import pytest
 from kit.server import REDIS_62
 from kit.commands import call
 from kit import commands, editions
-from kit.keyspace import server_ms, snapshot
-from kit.support import W
+from kit.keyspace import snapshot
+from kit.support import W, each_writers_key
 from kit.errors import error_of
 
 
@@ -34,17 +34,15 @@ def acl_server(server):
 def admin(acl_server):
     r = acl_server.client
     r.flushall()
-    now = server_ms(r)
-    # Keys a wrongly allowed call would visibly change: a stale entry to trim and no TTL.
+    # Keys a wrongly allowed call would visibly change: one unit of 5 taken, a stale entry
+    # to trim, no TTL.
     for prefix in ("other:", "rl:"):
-        r.zadd(prefix + "slide", {"old": now - 10 * W, "new": now - 10})
-        r.set(prefix + "fixed", 1)
-        r.set(prefix + "gcra", f"gcra:{now + W // 5}:0:5")  # no TTL, one unit of 5 taken
+        each_writers_key(r, prefix)
     return r
 
 
 def key_for(command, prefix):
-    return prefix + command.split("_")[0]
+    return prefix + commands.by_short(command).writer.short
 
 
 def assert_refused_and_nothing_written(server, admin, command, keys, auth):
@@ -73,7 +71,7 @@ def test_user_limited_to_rl_keys_can_use_rl_keys(acl_server, admin, command):
 def test_read_only_key_permission_allows_the_ro_variants(acl_server, admin, command):
     user = acl_server.new_client(username=READER[0], password=READER[1])
     before = snapshot(admin, dump=True)
-    assert call(user, command, key_for(command, "rl:"), W, 5)[:3] == (1, 5, 4)
+    assert call(user, command, key_for(command, "rl:"), W, 5)[:3] == (1, 5, 4)  # W, 5: every row's sample
     assert snapshot(admin, dump=True) == before
 
 

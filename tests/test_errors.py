@@ -7,7 +7,8 @@ from kit import commands
 from kit.commands import WRONGTYPE
 from kit.server import REDIS_62
 from kit.errors import error_of
-from kit.keyspace import server_ms, snapshot
+from kit.keyspace import snapshot
+from kit.support import each_writers_key
 
 
 W = 1000
@@ -103,10 +104,10 @@ UNREADABLE_STRINGS = ("str", "neg", "float", "big", "empty")
 
 
 def key_type_cases(c):
-    """Keys of another type are WRONGTYPE; a string it did not write gets its string error."""
+    """Keys of another type are WRONGTYPE; a string of another format gets its string error."""
     out = [(key, WRONGTYPE) for key in ("list", "hash", "set")]
     strings = [*UNREADABLE_STRINGS, *(f"own:{o.short}" for o in commands.WRITERS
-                                      if o.key_type == "string" and o is not c.writer)]
+                                      if o.key_type == "string" and o.state != c.state)]
     out += [(key, c.string_error if c.key_type == "string" else WRONGTYPE) for key in strings]
     if c.key_type == "string":
         out += [(f"own:{o.short}", WRONGTYPE) for o in commands.WRITERS if o.key_type != "string"]
@@ -117,13 +118,8 @@ def populate(r):
     """Keys of every kind: each writer's own key, with its TTL and without ("bare"), a
     stale entry in each log, and strings no command wrote. A call that wrongly writes before
     failing (trims, heals, creates) changes the snapshot."""
-    now = server_ms(r)
-    for c in commands.WRITERS:
-        for key in (f"own:{c.short}", f"bare:{c.short}"):
-            r.execute_command(c.name, key, *c.sample)
-            if c.key_type == "zset":
-                r.zadd(key, {"stale": now - 10**7})
-        r.persist(f"bare:{c.short}")
+    each_writers_key(r, "own:", persist=False)
+    each_writers_key(r, "bare:")
     r.rpush("list", "a", "b")
     r.hset("hash", "f", "v")
     r.sadd("set", "m")

@@ -7,7 +7,8 @@ Each row says everything the generic tests need of a command:
 - the ACL categories of the core commands it replaces (which Redis 7.2+ and Valkey show);
 - its arguments after the key, as COMMAND DOCS lists them, with the range of each
   positional integer (test_errors derives the range errors from them);
-- its key type, and the error it gives on a string it did not write;
+- its key type, the format of what it stores there (commands sharing a format read each
+  other's keys), and the error it gives on a string of another format;
 - sample arguments after the key (a call accepted on an empty key, limit 5 in second
   place), other valid shapes (variants), and the calls test_hostile_data makes;
 - which editions have it: the module, the Functions library, the scripts (kit.editions);
@@ -78,7 +79,8 @@ class Command:
     categories: frozenset
     arguments: Tuple[Arg, ...]
     key_type: str  # "zset" or "string": what it writes; other core types are WRONGTYPE
-    string_error: str  # its reply on a string it did not write
+    state: str  # the format it stores: "log", "counter", "gcra"
+    string_error: str  # its reply on a string of another format
     sample: Tuple
     variants: Tuple[Tuple, ...] = ()
     hostile: Tuple[Tuple, ...] = ()
@@ -115,9 +117,12 @@ class Command:
         return -(2 + len(self.positional))
 
 
-def _pair(writer, reader, categories, arguments, key_type, string_error, writer_calls, reader_calls, variants=()):
-    """A writer and its `_RO` reader: the same arguments, keys and sample calls."""
-    common = dict(arguments=arguments, key_type=key_type, string_error=string_error, sample=(W, 5), variants=variants)
+def _pair(writer, reader, categories, arguments, key, writer_calls, reader_calls, variants=()):
+    """A writer and its `_RO` reader: the same arguments, keys and sample calls. key: its
+    key type, the format it stores and its error on a string of another format."""
+    key_type, state, string_error = key
+    common = dict(arguments=arguments, key_type=key_type, state=state, string_error=string_error, sample=(W, 5),
+                  variants=variants)
     return (Command(writer, True, reader, frozenset({"@write", *categories}), hostile=writer_calls, **common),
             Command(reader, False, writer, frozenset({"@read", *categories}), hostile=reader_calls, **common))
 
@@ -125,18 +130,18 @@ def _pair(writer, reader, categories, arguments, key_type, string_error, writer_
 # Hostile calls: periods of W, so a key a call writes does not expire while keyspaces are
 # compared (a 1 s GCRA period did, once, on a loaded machine).
 SLIDE, SLIDE_RO = _pair(
-    "winlimit.slide", "winlimit.slide_ro", {"@sortedset", "@slow"}, SLIDE_ARGS, "zset", WRONGTYPE,
+    "winlimit.slide", "winlimit.slide_ro", {"@sortedset", "@slow"}, SLIDE_ARGS, ("zset", "log", WRONGTYPE),
     ((W, 10), (1000, 2, W, 10, "COST", 2), (W, 10, "BUCKET", 1000), (1000, 2, W, 10, "BUCKET", 1000, "COST", 2)),
     ((W, 10), (W, 10, "BUCKET", 1000)),
     variants=((W, 5, "BUCKET", 1000),))
 FIXED, FIXED_RO = _pair(
-    "winlimit.fixed", "winlimit.fixed_ro", {"@string", "@fast"}, FIXED_ARGS, "string", NOT_AN_INTEGER,
+    "winlimit.fixed", "winlimit.fixed_ro", {"@string", "@fast"}, FIXED_ARGS, ("string", "counter", NOT_AN_INTEGER),
     ((W, 10), (W, 10, "ALIGN")), ((W, 10),), variants=((W, 5, "ALIGN"),))
 GCRA, GCRA_RO = _pair(
-    "winlimit.gcra", "winlimit.gcra_ro", {"@string", "@fast"}, GCRA_ARGS, "string", NO_GCRA_STATE,
+    "winlimit.gcra", "winlimit.gcra_ro", {"@string", "@fast"}, GCRA_ARGS, ("string", "gcra", NO_GCRA_STATE),
     ((W, 10), (W, 3, "BURST", 7, "COST", 2)), ((W, 10),), variants=((W, 5, "BURST", 7),))
 CL_THROTTLE = Command("cl.throttle", True, None, frozenset({"@write", "@string", "@fast"}), CELL_ARGS, "string",
-                      NO_GCRA_STATE, (4, 5, 60), editions=frozenset({"module"}), cell_compat=True)
+                      "gcra", NO_GCRA_STATE, (4, 5, 60), editions=frozenset({"module"}), cell_compat=True)
 
 TABLE = (SLIDE, FIXED, SLIDE_RO, FIXED_RO, GCRA, GCRA_RO, CL_THROTTLE)
 
