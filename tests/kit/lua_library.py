@@ -45,3 +45,31 @@ def load_script(client):
     """SCRIPT LOAD the script on `client`'s server; returns its sha."""
     sha = client.script_load(script_text())
     return sha.decode() if isinstance(sha, bytes) else sha
+
+
+class Library:
+    """Calls the library as the module's commands are called: `args("winlimit.slide", key,
+    60000, 5)` is the FCALL (FCALL_RO for the `_ro` forms) or, with scripts=True (Redis 6.x),
+    the EVALSHA that answers `WINLIMIT.SLIDE key 60000 5`. Loads the library (or the script)
+    on `client`'s server."""
+
+    def __init__(self, client, scripts):
+        self.scripts = scripts
+        if scripts:
+            self.sha = load_script(client)
+        else:
+            load_library(client)
+
+    def args(self, command, key, *args):
+        name = FUNCTIONS[command.lower()]
+        if self.scripts:
+            return ("EVALSHA", self.sha, 1, key, name, *args)
+        return ("FCALL_RO" if name.endswith("_ro") else "FCALL", name, 1, key, *args)
+
+    def call(self, client, command, key, *args):
+        return client.execute_command(*self.args(command, key, *args))
+
+    def version(self, client):
+        if self.scripts:
+            return client.evalsha(self.sha, 0, "winlimit_version")
+        return client.fcall("winlimit_version", 0)
