@@ -105,6 +105,8 @@ def test_commands_belong_to_the_acl_categories_of_the_core_commands_they_replace
     assert acl_categories(r, command) == expected
 
 
+@editions.module_only("-@write and rules by command name cover the module's commands; a library user needs "
+                      "rules on FCALL and the commands it runs (README, Without the module)")
 @pytest.mark.parametrize("command", COMMANDS)
 def test_a_user_denied_at_write_may_only_run_the_read_only_variants(server, command):
     r = server.client

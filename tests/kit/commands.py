@@ -11,7 +11,8 @@ Each row says everything the generic tests need of a command:
   other's keys), and the error it gives on a string of another format;
 - sample arguments after the key (a call accepted on an empty key, limit 5 in second
   place), other valid shapes (variants), and the calls test_hostile_data makes;
-- which editions have it: the module, the Functions library, the scripts (kit.editions);
+- which editions have it: the module, the Functions library, the scripts (kit.editions),
+  and where the library's exact range is narrower than the module's, which it is;
   and whether the module registers it only with `cell-compat yes`.
 
 A test that meets a command, an argument or an edition it does not know fails; it never
@@ -85,6 +86,7 @@ class Command:
     variants: Tuple[Tuple, ...] = ()
     hostile: Tuple[Tuple, ...] = ()
     editions: frozenset = EDITIONS
+    library_range: Optional[str] = None  # the library's exact range, where narrower than the module's
     cell_compat: bool = False
 
     @property
@@ -117,12 +119,12 @@ class Command:
         return -(2 + len(self.positional))
 
 
-def _pair(writer, reader, categories, arguments, key, writer_calls, reader_calls, variants=()):
+def _pair(writer, reader, categories, arguments, key, writer_calls, reader_calls, variants=(), library_range=None):
     """A writer and its `_RO` reader: the same arguments, keys and sample calls. key: its
     key type, the format it stores and its error on a string of another format."""
     key_type, state, string_error = key
     common = dict(arguments=arguments, key_type=key_type, state=state, string_error=string_error, sample=(W, 5),
-                  variants=variants)
+                  variants=variants, library_range=library_range)
     return (Command(writer, True, reader, frozenset({"@write", *categories}), hostile=writer_calls, **common),
             Command(reader, False, writer, frozenset({"@read", *categories}), hostile=reader_calls, **common))
 
@@ -139,7 +141,8 @@ FIXED, FIXED_RO = _pair(
     ((W, 10), (W, 10, "ALIGN")), ((W, 10),), variants=((W, 5, "ALIGN"),))
 GCRA, GCRA_RO = _pair(
     "winlimit.gcra", "winlimit.gcra_ro", {"@string", "@fast"}, GCRA_ARGS, ("string", "gcra", NO_GCRA_STATE),
-    ((W, 10), (W, 3, "BURST", 7, "COST", 2)), ((W, 10),), variants=((W, 5, "BURST", 7),))
+    ((W, 10), (W, 3, "BURST", 7, "COST", 2)), ((W, 10),), variants=((W, 5, "BURST", 7),),
+    library_range="period_ms up to 30 days with BURST, limit and COST up to 10^6 (BURST * period_ms below 2^53)")
 CL_THROTTLE = Command("cl.throttle", True, None, frozenset({"@write", "@string", "@fast"}), CELL_ARGS, "string",
                       "gcra", NO_GCRA_STATE, (4, 5, 60), editions=frozenset({"module"}), cell_compat=True)
 

@@ -71,6 +71,12 @@ def translate(args, edition=EDITION):
     return ("EVALSHA", script_sha(), len(key), *key, function_name(row), *rest)
 
 
+def sent_command(name):
+    """What a WINLIMIT.* call is sent as in the kit's edition (as SLOWLOG shows it):
+    the name itself, FCALL, FCALL_RO or EVALSHA."""
+    return translate((name, "key"))[0]
+
+
 class _Translating:
     """Sends every command through `translate`, for `edition` (the kit's unless set)."""
 
