@@ -19,14 +19,18 @@ READER = ("reader", "pw")   # %R~rl:* +@all
 # tells its users to write, a user denied the writing commands by name, and the reader tests
 # assert the same of it.
 DENY_WRITERS_BY_NAME = ["-" + c.name for c in commands.WRITERS]
+# The library's calls are EVALSHA on 6.2: no rule by name tells its readers from its writers.
+needs_a_reader = pytest.mark.skipif(REDIS_62 and editions.LIBRARY, reason="Redis 6.2 has no read-only key "
+                                    "permissions, and the scripts' readers and writers are all EVALSHA")
 
 
 @pytest.fixture(scope="module")
 def acl_server(server):
     r = server.client
     r.execute_command("ACL", "SETUSER", LIMITED[0], "on", ">" + LIMITED[1], "~rl:*", "+@all")
-    reader_rules = ["~rl:*", "+@all", *DENY_WRITERS_BY_NAME] if REDIS_62 else ["%R~rl:*", "+@all"]
-    r.execute_command("ACL", "SETUSER", READER[0], "on", ">" + READER[1], *reader_rules)
+    if not (REDIS_62 and editions.LIBRARY):
+        reader_rules = ["~rl:*", "+@all", *DENY_WRITERS_BY_NAME] if REDIS_62 else ["%R~rl:*", "+@all"]
+        r.execute_command("ACL", "SETUSER", READER[0], "on", ">" + READER[1], *reader_rules)
     return server
 
 
@@ -67,6 +71,7 @@ def test_user_limited_to_rl_keys_can_use_rl_keys(acl_server, admin, command):
     assert call(user, command, "rl:new", W, 5).allowed == 1
 
 
+@needs_a_reader
 @pytest.mark.parametrize("command", [c.short for c in commands.READERS])
 def test_read_only_key_permission_allows_the_ro_variants(acl_server, admin, command):
     user = acl_server.new_client(username=READER[0], password=READER[1])
@@ -75,6 +80,7 @@ def test_read_only_key_permission_allows_the_ro_variants(acl_server, admin, comm
     assert snapshot(admin, dump=True) == before
 
 
+@needs_a_reader
 @pytest.mark.parametrize("command", [c.short for c in commands.WRITERS])
 def test_read_only_key_permission_refuses_the_writing_variants_and_nothing_is_written(
         acl_server, admin, command):
