@@ -12,6 +12,7 @@ A server the kit starts "with winlimit" has the edition loaded, and the kit's cl
 tests are the same for every edition. What only the module has is marked `module_only`.
 """
 
+import functools
 import hashlib
 import os
 
@@ -38,8 +39,10 @@ def function_name(command):
     return "winlimit_" + command.short
 
 
+@functools.cache
 def script_sha():
-    """The SHA1 EVALSHA names the scripts edition by: Redis's, of the script's text."""
+    """The SHA1 EVALSHA names the scripts edition by: Redis's, of the script's text (read
+    once per run, not once per call)."""
     return hashlib.sha1(_library().script_text().encode()).hexdigest()
 
 
