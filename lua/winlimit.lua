@@ -89,6 +89,25 @@ local function parse_int(s)
   return tonumber(s)
 end
 
+-- Arguments repeat from call to call (the same window and limit): their integers are kept
+-- (a library's state outlives a call; a script's does not, and gains nothing), at most
+-- ARG_CACHE_SIZE of them, so odd arguments cannot grow it without bound.
+local ARG_CACHE_SIZE = 256
+local arg_cache, arg_cache_len = {}, 0
+
+local function arg_int(s)
+  local n = arg_cache[s]
+  if n ~= nil then
+    return n or nil
+  end
+  n = parse_int(s)
+  if arg_cache_len >= ARG_CACHE_SIZE then
+    arg_cache, arg_cache_len = {}, 0
+  end
+  arg_cache[s], arg_cache_len = n or false, arg_cache_len + 1
+  return n
+end
+
 local function looks_like_integer(s)
   return s:find('^%-?%d+$') ~= nil
 end
@@ -216,7 +235,7 @@ local function unknown_option(word)
 end
 
 local function parse_cost(value)
-  local cost = parse_int(value)
+  local cost = arg_int(value)
   if cost == nil or cost < 1 then
     fail('ERR COST must be a positive integer')
   end
@@ -224,7 +243,7 @@ local function parse_cost(value)
 end
 
 local function parse_window_ms(value)
-  local w = parse_int(value)
+  local w = arg_int(value)
   if w == nil or w < 1 or w > MAX_WINDOW_MS then
     range_error('window_ms', 1, MAX_WINDOW_MS)
   end
@@ -236,7 +255,7 @@ end
 local function parse_windows(args, max_limit)
   if args[3] == nil and args[2] ~= nil then -- one pair, no options: the common call
     local w = parse_window_ms(args[1])
-    local limit, bound = parse_int(args[2]), max_limit(args, 3)
+    local limit, bound = arg_int(args[2]), max_limit(args, 3)
     if limit == nil or limit < 0 or limit > bound then
       range_error('limit', 0, bound)
     end
@@ -268,7 +287,7 @@ local function parse_windows(args, max_limit)
   local bound = max_limit(args, i)
   local windows = {}
   for _, pair in ipairs(raw) do
-    local limit = parse_int(pair[2])
+    local limit = arg_int(pair[2])
     if limit == nil or limit < 0 or limit > bound then
       range_error('limit', 0, bound)
     end
@@ -865,7 +884,7 @@ end
 -- BUCKET b: 1..smallest window, and the largest window spans at most 1,000 buckets.
 local function parse_bucket_ms(value, windows)
   local smallest, largest = windows[1].window_ms, windows[#windows].window_ms
-  local b = parse_int(value)
+  local b = arg_int(value)
   if b ~= nil and b >= 1 and b <= smallest and idiv(largest + b - 1, b) <= MAX_BUCKETS_PER_WINDOW then
     return b
   end
@@ -987,7 +1006,7 @@ end
 -- WINLIMIT.GCRA (src/core/gcra.rs, src/redis/adapters/gcra.rs) ------------------------------
 
 local function in_range(value, name, lo, hi)
-  local v = parse_int(value)
+  local v = arg_int(value)
   if v == nil or v < lo or v > hi then range_error(name, lo, hi) end
   return v
 end
