@@ -72,8 +72,11 @@ end
 -- and digits without a leading zero, within i64. Returns a double, exact below 2^53 and only
 -- compared beyond it; nil when it is not one.
 local function parse_int(s)
-  if s == '0' then
-    return 0
+  -- Mostly: tonumber, and the text is the number's own decimal form (tonumber alone takes
+  -- 0x10, 1e3, " 12", 007 and -0, which format back otherwise).
+  local n = tonumber(s)
+  if n ~= nil and n > -EXACT and n < EXACT and format('%d', n) == s then
+    return n
   end
   if not s:find('^%-?[1-9]%d*$') then
     return nil
@@ -84,6 +87,25 @@ local function parse_int(s)
     return nil
   end
   return tonumber(s)
+end
+
+-- Arguments repeat from call to call (the same window and limit): their integers are kept
+-- (a library's state outlives a call; a script's does not, and gains nothing), at most
+-- ARG_CACHE_SIZE of them, so odd arguments cannot grow it without bound.
+local ARG_CACHE_SIZE = 256
+local arg_cache, arg_cache_len = {}, 0
+
+local function arg_int(s)
+  local n = arg_cache[s]
+  if n ~= nil then
+    return n or nil
+  end
+  n = parse_int(s)
+  if arg_cache_len >= ARG_CACHE_SIZE then
+    arg_cache, arg_cache_len = {}, 0
+  end
+  arg_cache[s], arg_cache_len = n or false, arg_cache_len + 1
+  return n
 end
 
 local function looks_like_integer(s)
@@ -177,11 +199,13 @@ end
 
 -- Keyword options: case-insensitive, each at most once. A cursor over args from `from`.
 local function options(args, from)
+  if args[from] == nil then return nil end -- none: the common call allocates nothing
   return { args = args, at = from, seen = {} }
 end
 
 -- The next option word (an iterator: `for word in next_word, o do`).
 local function next_word(o)
+  if o == nil then return nil end
   local word = o.args[o.at]
   o.at = o.at + 1
   return word
@@ -211,7 +235,7 @@ local function unknown_option(word)
 end
 
 local function parse_cost(value)
-  local cost = parse_int(value)
+  local cost = arg_int(value)
   if cost == nil or cost < 1 then
     fail('ERR COST must be a positive integer')
   end
@@ -219,7 +243,7 @@ local function parse_cost(value)
 end
 
 local function parse_window_ms(value)
-  local w = parse_int(value)
+  local w = arg_int(value)
   if w == nil or w < 1 or w > MAX_WINDOW_MS then
     range_error('window_ms', 1, MAX_WINDOW_MS)
   end
@@ -229,6 +253,14 @@ end
 -- `window_ms limit [window_ms limit ...]` from args[1]: the pairs shortest window first, and
 -- where the options start. max_limit(args, from) is the bound for the limits.
 local function parse_windows(args, max_limit)
+  if args[3] == nil and args[2] ~= nil then -- one pair, no options: the common call
+    local w = parse_window_ms(args[1])
+    local limit, bound = arg_int(args[2]), max_limit(args, 3)
+    if limit == nil or limit < 0 or limit > bound then
+      range_error('limit', 0, bound)
+    end
+    return { { window_ms = w, limit = limit } }, 3
+  end
   if #args < 2 then
     range_error('window_ms', 1, MAX_WINDOW_MS)
   end
@@ -255,7 +287,7 @@ local function parse_windows(args, max_limit)
   local bound = max_limit(args, i)
   local windows = {}
   for _, pair in ipairs(raw) do
-    local limit = parse_int(pair[2])
+    local limit = arg_int(pair[2])
     if limit == nil or limit < 0 or limit > bound then
       range_error('limit', 0, bound)
     end
@@ -287,15 +319,15 @@ local function call(...)
   return redis.call(...)
 end
 
--- The server's clock in ms; never the application's.
+-- The server's clock in ms; never the application's. (TIME's fields are decimal text, which
+-- Lua's arithmetic reads as numbers.)
 local function server_ms()
-  local ok, t = pcall(redis.call, 'TIME')
-  if not ok then
-    local why = type(t) == 'table' and (t.err or '') or tostring(t)
+  local t = redis.pcall('TIME')
+  if t.err then
     fail('ERR winlimit needs the server clock and this server refused TIME inside the library ('
-      .. why .. '); it never falls back to the application clock')
+      .. t.err .. '); it never falls back to the application clock')
   end
-  return tonumber(t[1]) * 1000 + floor(tonumber(t[2]) / 1000)
+  return t[1] * 1000 + floor(t[2] / 1000)
 end
 
 -- A read that checks the key's type on the way: the server's WRONGTYPE error is the module's,
@@ -852,7 +884,7 @@ end
 -- BUCKET b: 1..smallest window, and the largest window spans at most 1,000 buckets.
 local function parse_bucket_ms(value, windows)
   local smallest, largest = windows[1].window_ms, windows[#windows].window_ms
-  local b = parse_int(value)
+  local b = arg_int(value)
   if b ~= nil and b >= 1 and b <= smallest and idiv(largest + b - 1, b) <= MAX_BUCKETS_PER_WINDOW then
     return b
   end
@@ -974,7 +1006,7 @@ end
 -- WINLIMIT.GCRA (src/core/gcra.rs, src/redis/adapters/gcra.rs) ------------------------------
 
 local function in_range(value, name, lo, hi)
-  local v = parse_int(value)
+  local v = arg_int(value)
   if v == nil or v < lo or v > hi then range_error(name, lo, hi) end
   return v
 end
@@ -982,6 +1014,7 @@ end
 -- min(10^12 * limit / period_ms, 10^12), rounded down, exactly: a full refill within 10^12 ms.
 local function max_burst(limit, period_ms)
   if limit >= period_ms then return GCRA_MAX end
+  if limit * GCRA_MAX < EXACT then return idiv(limit * GCRA_MAX, period_ms) end
   return (mul_div(limit, GCRA_MAX, period_ms))
 end
 
@@ -1000,8 +1033,8 @@ local function parse_gcra(args)
       fail("ERR unknown option '" .. printable(word_) .. "'")
     end
   end
-  local most = max_burst(req.limit, req.period_ms)
-  req.burst = burst and in_range(burst, 'BURST', 1, most) or min(req.limit, most)
+  -- Without BURST, the limit: a full refill of `limit` units takes period_ms <= 10^12 ms.
+  req.burst = burst and in_range(burst, 'BURST', 1, max_burst(req.limit, req.period_ms)) or req.limit
   return req
 end
 
@@ -1017,8 +1050,7 @@ end
 
 -- How far the TAT lies ahead of now, in units of 1 / limit ms (0 when it has passed); a TAT
 -- written with another limit is rounded up, as the module reads it.
-local function debt_of(value, now, l)
-  local ms, rem, den = decode_tat(value)
+local function debt_of(ms, rem, den, now, l)
   if ms < now then return 0 end
   local part = rem
   if den ~= l then
@@ -1031,11 +1063,12 @@ end
 local function gcra(key, args, record)
   local req = parse_gcra(args)
   local value = typed('GET', key) or nil
-  if value then decode_tat(value) end
+  local ms, rem, den
+  if value then ms, rem, den = decode_tat(value) end
   local now = server_ms()
   local l, p = req.limit, req.period_ms
   local capacity = exact(req.burst * p, 'BURST * period_ms')
-  local debt = value and debt_of(value, now, l) or 0
+  local debt = value and debt_of(ms, rem, den, now, l) or 0
   local function whole_units(d)
     return min(idiv(max(capacity - d, 0), p), req.burst)
   end
