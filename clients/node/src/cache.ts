@@ -15,6 +15,9 @@ interface Entry {
   readonly at: number;
 }
 
+/** How many rejections a limiter's cache holds by default. */
+export const DEFAULT_CACHE_SIZE = 10_000;
+
 /** The rejections of the last `size` distinct command lines, each until its retry ends. */
 export class RejectionCache {
   // A Map iterates in insertion order: the first entry is the oldest, dropped first.

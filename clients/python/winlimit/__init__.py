@@ -67,14 +67,14 @@ class Limiter:
         """WINLIMIT.SLIDE: `slide(key, 60_000, 100)`, or several windows at once:
         `slide(key, [(1_000, 10), (60_000, 100)])`. `bucket=ms` counts per bucket (BUCKET);
         `peek=True` asks WINLIMIT.SLIDE_RO, which records nothing."""
-        call = _commands.slide(key, window_ms, limit, cost, bucket, peek, self._name(name))
+        call = _commands.slide(key, window_ms, limit, cost=cost, bucket=bucket, peek=peek, name=self._name(name))
         return self._run(call, _wait.check(wait, peek))
 
     def fixed(self, key: Key, window_ms: int, limit: int, *, cost: int = 1, align: bool = False,
               peek: bool = False, name: Optional[str] = None, wait: Optional[float] = None) -> Decision:
         """WINLIMIT.FIXED; `align=True` starts windows at multiples of window_ms since the
         epoch (ALIGN); `peek=True` asks WINLIMIT.FIXED_RO."""
-        call = _commands.fixed(key, window_ms, limit, cost, align, peek, self._name(name))
+        call = _commands.fixed(key, window_ms, limit, cost=cost, align=align, peek=peek, name=self._name(name))
         return self._run(call, _wait.check(wait, peek))
 
     def gcra(self, key: Key, period_ms: int, limit: int, *, burst: Optional[int] = None, cost: int = 1,
@@ -82,7 +82,7 @@ class Limiter:
         """WINLIMIT.GCRA: `limit` units per `period_ms`, at most `burst` at once (default
         `limit`); the decision's `limit` is the bucket's capacity. `peek=True` asks
         WINLIMIT.GCRA_RO."""
-        call = _commands.gcra(key, period_ms, limit, burst, cost, peek, self._name(name))
+        call = _commands.gcra(key, period_ms, limit, burst=burst, cost=cost, peek=peek, name=self._name(name))
         return self._run(call, _wait.check(wait, peek))
 
     def _name(self, name: Optional[str]) -> str:
