@@ -93,7 +93,7 @@ export class Limiter {
       throw redisCallError(error);
     }
     const decision = Decision.fromReply(reply, call.policies);
-    this.cache?.remember(call, decision, performance.now());
+    this.cache?.remember(call, decision);
     return decision;
   }
 }
