@@ -12,6 +12,8 @@ import { CONSTANTS, commands } from "./support/spec.mjs";
 const require = createRequire(import.meta.url);
 const errors = require("../dist/errors.js");
 const cache = require("../dist/cache.js");
+const guard = require("../dist/guard.js");
+const shadow = require("../dist/shadow.js");
 const { defaults: DEFAULTS, module_not_loaded: NOT_LOADED } = CONSTANTS;
 
 for (const [windowMs, label] of CONSTANTS.window_labels) {
@@ -49,4 +51,10 @@ test("a server without the module gets the spec's text", async () => {
 test("the limiter's defaults are the spec's", () => {
   assert.equal(commands.DEFAULT_NAME, DEFAULTS.name);
   assert.equal(cache.DEFAULT_CACHE_SIZE, DEFAULTS.cache_size);
+});
+
+test("the middleware's defaults are the spec's", () => {
+  assert.equal(guard.DEFAULT_PREFIX, DEFAULTS.prefix);
+  assert.equal(guard.DEFAULT_TIMEOUT_MS, DEFAULTS.timeout_ms);
+  assert.equal(shadow.SHADOW_LOG_KEYS, DEFAULTS.shadow_log_keys);
 });

@@ -7,8 +7,10 @@ import pytest
 import redis
 
 import winlimit
+import winlimit.asgi
 import winlimit.asyncio
-from winlimit import _cache, _commands
+import winlimit.wsgi
+from winlimit import _cache, _commands, _shadow
 
 from shared_spec import CONSTANTS
 
@@ -44,3 +46,16 @@ def test_a_server_without_the_module_gets_the_spec_text(start_server, make_limit
 def test_the_limiters_defaults_are_the_specs(limiter_class):
     assert default(limiter_class, "name") == DEFAULTS["name"]
     assert default(limiter_class, "cache_size") == DEFAULTS["cache_size"] == _cache.DEFAULT_SIZE
+
+
+@pytest.mark.parametrize("guarded", [winlimit.asgi.RateLimitMiddleware, winlimit.asgi.RateLimit,
+                                     winlimit.wsgi.RateLimitMiddleware], ids=["asgi", "fastapi", "wsgi"])
+def test_the_middlewares_defaults_are_the_specs(guarded):
+    assert default(guarded, "prefix") == DEFAULTS["prefix"]
+    assert default(guarded, "fail_open") is DEFAULTS["fail_open"]
+    assert default(guarded, "shadow") is DEFAULTS["shadow"]
+    assert default(guarded, "timeout") * 1000 == DEFAULTS["timeout_ms"]
+
+
+def test_the_shadow_log_remembers_as_many_keys_as_the_spec_says():
+    assert _shadow.SHADOW_LOG_KEYS == DEFAULTS["shadow_log_keys"]

@@ -166,7 +166,7 @@ def test_shadow_mode_lets_everything_through_and_counts(framework, server, r, ca
     assert all("Retry-After" not in x.headers and "RateLimit" in x.headers for x in responses)
     assert middleware.shadow_rejections == 3
     warnings = [rec for rec in caplog.records if rec.name == "winlimit" and rec.levelno == logging.WARNING]
-    assert len(warnings) == 1 and "'rl:127.0.0.1'" in warnings[0].getMessage()
+    assert len(warnings) == 1 and '"rl:127.0.0.1"' in warnings[0].getMessage()
 
 
 def test_remote_address_reads_remote_addr():
