@@ -6,11 +6,13 @@
  * entry ends.
  */
 
-import type { Call } from "./commands";
+import type { Call, Key } from "./commands";
 import { Decision } from "./decision";
 
 interface Entry {
   readonly decision: Decision;
+  /** The call's key, as bytes: a string and its UTF-8 bytes are one key. */
+  readonly key: Buffer;
   /** The clock's time (ms) when the reply arrived. */
   readonly at: number;
 }
@@ -78,7 +80,15 @@ export class RejectionCache {
       if (this.entries.size < this.size) break;
       this.entries.delete(oldest);
     }
-    this.entries.set(id, { decision, at: now });
+    this.entries.set(id, { decision, at: now, key: bytesOf(call.key) });
+  }
+
+  /** Drop every entry of a command line on `key`. */
+  forget(key: Key): void {
+    const wanted = bytesOf(key);
+    for (const [id, entry] of this.entries) {
+      if (entry.key.equals(wanted)) this.entries.delete(id);
+    }
   }
 
   /** Drop every entry that has ended. */
@@ -87,6 +97,10 @@ export class RejectionCache {
       if (now - entry.at >= entry.decision.retryAfterMs) this.entries.delete(id);
     }
   }
+}
+
+function bytesOf(key: Key): Buffer {
+  return typeof key === "string" ? Buffer.from(key) : key;
 }
 
 function lineOf(call: Call): string {

@@ -66,6 +66,21 @@ export class Limiter {
     return this.run(commands.gcra(this.name, key, periodMs, limit, options));
   }
 
+  /** Deletes the key, whatever its method, and forgets every cached rejection for it, so
+   * its next call starts afresh ("unblock this user now"); resolves to true if a key was
+   * removed. `key` is the whole key, as the methods were given it (a middleware's prefix too). */
+  async reset(key: Key): Promise<boolean> {
+    if (typeof key !== "string" && !Buffer.isBuffer(key)) throw new TypeError(`the key must be a string or a Buffer, not ${typeof key}`);
+    let removed: unknown;
+    try {
+      removed = await this.send({ args: ["DEL", key], key, readonly: false, policies: [], options: {} });
+    } catch (error) {
+      throw redisCallError(error);
+    }
+    this.cache?.forget(key);
+    return Number(removed) > 0;
+  }
+
   private async run(call: Call): Promise<Decision> {
     const waitMs = checkWait(call.options.waitMs, call.readonly);
     if (waitMs === undefined) return this.once(call);

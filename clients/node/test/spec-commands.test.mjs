@@ -22,10 +22,10 @@ for (const c of COMMANDS.cases) {
   });
 }
 
-test("the limiter has exactly the spec's methods", () => {
+test("the limiter has exactly the spec's methods and helpers", () => {
   const own = Object.getOwnPropertyNames(Limiter.prototype).filter((name) => name !== "constructor");
   const methods = own.filter((name) => typeof Limiter.prototype[name] === "function" && !isPrivate(name));
-  assert.deepEqual(methods.sort(), Object.keys(COMMANDS.methods).sort());
+  assert.deepEqual(methods.sort(), [...Object.keys(COMMANDS.methods), ...Object.keys(COMMANDS.helpers)].sort());
 });
 
 // TypeScript's `private` methods are ordinary properties at run time: these are the limiter's.

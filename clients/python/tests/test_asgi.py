@@ -50,11 +50,11 @@ def hello(request):
     return PlainTextResponse("hello", headers={"X-App": "kept"})
 
 
-def limiter_on(port):
+def limiter_on(port, **kw):
     # redis.asyncio connects lazily, inside the app's event loop. No retries: redis-py's
     # default retries a refused connection for about 4 s before it gives up.
     return winlimit.asyncio.Limiter(redis.asyncio.Redis(host="127.0.0.1", port=port, socket_timeout=2,
-                                                        retry=Retry(NoBackoff(), 0)))
+                                                        retry=Retry(NoBackoff(), 0)), **kw)
 
 
 def limited_app(port, check, **kw):

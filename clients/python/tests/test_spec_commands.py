@@ -33,9 +33,9 @@ def test_the_command_is_the_methods_own_and_ro_for_a_peek(case):
 
 
 @pytest.mark.parametrize("limiter_class", [winlimit.Limiter, winlimit.asyncio.Limiter], ids=["sync", "asyncio"])
-def test_each_limiter_has_exactly_the_spec_methods_with_their_options(limiter_class):
+def test_each_limiter_has_exactly_the_spec_methods_and_helpers_with_their_options(limiter_class):
     public = {name for name, _ in inspect.getmembers(limiter_class, inspect.isfunction) if not name.startswith("_")}
-    assert public == set(COMMANDS["methods"])
+    assert public == set(COMMANDS["methods"]) | set(COMMANDS["helpers"])
     for method, described in COMMANDS["methods"].items():
         keyword_only = [p.name for p in inspect.signature(getattr(limiter_class, method)).parameters.values()
                         if p.kind is inspect.Parameter.KEYWORD_ONLY]

@@ -44,9 +44,10 @@ def serve(app):
         thread.join(10)
 
 
-def limiter_on(port):
+def limiter_on(port, **kw):
     # No retries: redis-py's default retries a refused connection for seconds.
-    return winlimit.Limiter(redis.Redis(host="127.0.0.1", port=port, socket_timeout=2, retry=Retry(NoBackoff(), 0)))
+    return winlimit.Limiter(redis.Redis(host="127.0.0.1", port=port, socket_timeout=2, retry=Retry(NoBackoff(), 0)),
+                            **kw)
 
 
 def flask_app():

@@ -15,12 +15,12 @@ from __future__ import annotations
 import inspect
 import time
 from dataclasses import replace
-from typing import Any, Optional, Protocol, Union
+from typing import Any, Optional, Protocol, Tuple, Union
 
 import redis
 
 from . import _commands, _wait
-from ._cache import DEFAULT_SIZE, RejectionCache, lookup, remember
+from ._cache import DEFAULT_SIZE, RejectionCache, forget, lookup, remember
 from ._commands import Key, ModuleNotLoaded, Pairs
 from ._decision import Decision, Policy
 
@@ -100,16 +100,28 @@ class Limiter:
             decision = self._once(call)
         return replace(decision, waited_ms=waiting.waited_ms())
 
+    def reset(self, key: Key) -> bool:
+        """Deletes the key, whatever its method, and forgets every cached rejection for it,
+        so its next call starts afresh ("unblock this user now"); True if a key was removed.
+        `key` is the whole key, as the methods were given it (a middleware's prefix too)."""
+        removed = self._send(("DEL", key))
+        forget(self.rejections, key)
+        return bool(removed)
+
     def _once(self, call: _commands.Call) -> Decision:
         cached = lookup(self.rejections, call)
         if cached is not None:
             return cached
+        reply = self._send(call.args)
+        return remember(self.rejections, call, Decision.from_reply(reply, call.policies))
+
+    def _send(self, args: Tuple[_commands.Arg, ...]) -> Any:
         try:
-            reply = self.client.execute_command(*call.args)
+            reply = self.client.execute_command(*args)
         except redis.ResponseError as e:
             raise _commands.translate(e) from e
         if inspect.isawaitable(reply):
             if inspect.iscoroutine(reply):
                 reply.close()  # never awaited: nothing was sent
             raise TypeError("an asyncio client goes to winlimit.asyncio.Limiter")
-        return remember(self.rejections, call, Decision.from_reply(reply, call.policies))
+        return reply

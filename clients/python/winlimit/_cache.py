@@ -9,12 +9,13 @@ trip: a flood from one key stays in the process.
 from __future__ import annotations
 
 import math
+import threading
 import time
 from collections import OrderedDict
 from dataclasses import replace
 from typing import Callable, Optional, Sequence, Tuple
 
-from ._commands import Arg, Call
+from ._commands import Arg, Call, Key
 from ._decision import Decision, Policy
 
 DEFAULT_SIZE = 10_000
@@ -40,6 +41,7 @@ class RejectionCache:
         # command line -> (the rejection, when it arrived in ms), oldest first.
         self._entries: "OrderedDict[Tuple[Arg, ...], Tuple[Decision, float]]" = OrderedDict()
         self._kept_since_sweep = 0
+        self._lock = threading.Lock()  # a sync limiter may be called from several threads
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -48,14 +50,15 @@ class RejectionCache:
         """The cached rejection for this command line, aged by the whole ms since it arrived
         (rounded down: never an earlier retry than the server's); None when there is none or
         it has ended (then it is dropped)."""
-        entry = self._entries.get(args)
-        if entry is None:
-            return None
-        decision, arrived = entry
-        elapsed = self._clock() - arrived
-        if elapsed >= decision.retry_after_ms:
-            del self._entries[args]
-            return None
+        with self._lock:
+            entry = self._entries.get(args)
+            if entry is None:
+                return None
+            decision, arrived = entry
+            elapsed = self._clock() - arrived
+            if elapsed >= decision.retry_after_ms:
+                del self._entries[args]
+                return None
         whole = math.floor(elapsed)
         return replace(decision, retry_after_ms=max(decision.retry_after_ms - whole, 1),
                        reset_after_ms=max(decision.reset_after_ms - whole, 0),
@@ -65,20 +68,38 @@ class RejectionCache:
         """Keeps a rejection that a retry can end (`retry_after_ms` > 0), as of now, the newest."""
         if decision.allowed or decision.retry_after_ms <= 0:
             return
-        now = self._clock()
-        self._entries.pop(args, None)
-        self._kept_since_sweep += 1
-        # A sweep reads every entry: at most once per `size` kept, so O(1) per put.
-        if len(self._entries) >= self.size and self._kept_since_sweep >= self.size:
-            self._drop_ended(now)
-            self._kept_since_sweep = 0
-        while len(self._entries) >= self.size:
-            self._entries.popitem(last=False)
-        self._entries[args] = (decision, now)
+        with self._lock:
+            now = self._clock()
+            self._entries.pop(args, None)
+            self._kept_since_sweep += 1
+            # A sweep reads every entry: at most once per `size` kept, so O(1) per put.
+            if len(self._entries) >= self.size and self._kept_since_sweep >= self.size:
+                self._drop_ended(now)
+                self._kept_since_sweep = 0
+            while len(self._entries) >= self.size:
+                self._entries.popitem(last=False)
+            self._entries[args] = (decision, now)
+
+    def forget(self, key: Key) -> None:
+        """Drops every entry of a command line on `key` (a str and its UTF-8 bytes alike)."""
+        wanted = _as_bytes(key)
+        with self._lock:
+            for args in [a for a in self._entries if _as_bytes(a[1]) == wanted]:
+                del self._entries[args]
 
     def _drop_ended(self, now: float) -> None:
         for args in [a for a, (d, arrived) in self._entries.items() if now - arrived >= d.retry_after_ms]:
             del self._entries[args]
+
+
+def _as_bytes(key: Arg) -> bytes:
+    return key.encode() if isinstance(key, str) else key if isinstance(key, bytes) else str(key).encode()
+
+
+def forget(cache: Optional[RejectionCache], key: Key) -> None:
+    """Forgets every cached rejection for `key`, if the limiter caches."""
+    if cache is not None:
+        cache.forget(key)
 
 
 def lookup(cache: Optional[RejectionCache], call: Call) -> Optional[Decision]:

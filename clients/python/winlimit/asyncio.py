@@ -11,7 +11,7 @@ from typing import Any, Awaitable, Optional, Protocol, Union
 import redis
 
 from . import _commands, _wait
-from ._cache import DEFAULT_SIZE, RejectionCache, lookup, remember
+from ._cache import DEFAULT_SIZE, RejectionCache, forget, lookup, remember
 from ._commands import Key, Pairs
 from ._decision import Decision
 
@@ -67,6 +67,13 @@ class Limiter:
             waiting.slept_for(started)
             decision = await self._once(call)
         return replace(decision, waited_ms=waiting.waited_ms())
+
+    async def reset(self, key: Key) -> bool:
+        """Deletes the key and forgets every cached rejection for it (see
+        `winlimit.Limiter.reset`); True if a key was removed."""
+        removed = await self.client.execute_command("DEL", key)
+        forget(self.rejections, key)
+        return bool(removed)
 
     async def _once(self, call: _commands.Call) -> Decision:
         cached = lookup(self.rejections, call)
