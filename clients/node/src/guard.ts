@@ -6,6 +6,7 @@
 import type { Decision } from "./decision";
 import { RedisCallError } from "./errors";
 import type { Limiter } from "./limiter";
+import { addressKey, DEFAULT_IPV6_SUBNET } from "./keys";
 import { ShadowLog } from "./shadow";
 
 /** `check(limiter, key)`: the call that decides, e.g. `(l, key) => l.gcra(key, 60_000, 100)`. */
@@ -25,8 +26,12 @@ export interface RateLimitOptions<Req> {
   limiter: Limiter;
   /** The call that decides: any method of the limiter, with any options. */
   check: Check;
-  /** Whose limit a request counts against (default: the client's IP address). */
+  /** Whose limit a request counts against (default: the client's IP address, an IPv6 one as
+   * its network of `ipv6Subnet` bits). */
   key?: KeyFunction<Req>;
+  /** The prefix of the IPv6 networks the default key cuts addresses to, from 1 to 128 (128:
+   * whole addresses); default 64. */
+  ipv6Subnet?: number;
   /** Put before the key (default `"rl:"`). */
   prefix?: string;
   /** Let requests through, without the fields, when Redis fails (default false: answer 503). */
@@ -72,7 +77,11 @@ export class Guard<Req> {
   /** The requests shadow mode let through that would have been rejected. */
   shadowRejections = 0;
 
-  constructor(options: RateLimitOptions<Req>, defaultKey: KeyFunction<Req>, private readonly shadowLog = new ShadowLog()) {
+  constructor(
+    options: RateLimitOptions<Req>,
+    remoteAddress: (request: Req) => string | undefined,
+    private readonly shadowLog = new ShadowLog(),
+  ) {
     if (options === null || typeof options !== "object") throw new TypeError("rate limit options are required");
     if (options.limiter === undefined) throw new TypeError("the `limiter` option is required");
     if (typeof options.check !== "function") throw new TypeError("the `check` option must be a function");
@@ -81,7 +90,8 @@ export class Guard<Req> {
       throw new RangeError(`timeoutMs must be a positive number, not ${String(timeoutMs)}`);
     }
     this.options = options;
-    this.key = options.key ?? defaultKey;
+    const byAddress = addressKey(remoteAddress, options.ipv6Subnet ?? DEFAULT_IPV6_SUBNET);
+    this.key = options.key ?? byAddress;
     this.prefix = options.prefix ?? DEFAULT_PREFIX;
     this.timeoutMs = timeoutMs;
     this.logger = options.logger ?? ((message, level) => (level === "warn" ? console.warn : console.error)(message));

@@ -23,8 +23,9 @@ from . import _commands, _wait
 from ._cache import DEFAULT_SIZE, RejectionCache, forget, lookup, remember
 from ._commands import Key, ModuleNotLoaded, Pairs
 from ._decision import Decision, Policy
+from ._keys import ip_key
 
-__all__ = ["Decision", "Limiter", "ModuleNotLoaded", "Pairs", "Policy"]
+__all__ = ["Decision", "Limiter", "ModuleNotLoaded", "Pairs", "Policy", "ip_key"]
 __version__ = "0.4.0"
 
 

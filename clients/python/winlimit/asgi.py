@@ -30,6 +30,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ._decision import Decision
 from ._guard import DEFAULT_TIMEOUT, CheckTimedOut, Guard, Verdict
+from ._keys import DEFAULT_IPV6_SUBNET, address_key, check_subnet
 from .asyncio import Limiter
 
 __all__ = ["Check", "KeyFunc", "RateLimit", "RateLimitMiddleware", "remote_address"]
@@ -43,8 +44,8 @@ request unlimited, e.g. for health checks."""
 
 
 def remote_address(request: Request) -> Optional[str]:
-    """The default key: the peer's IP address. Behind a proxy that is the proxy's; use
-    uvicorn's `--proxy-headers` (with `--forwarded-allow-ips`) or a key_func of your own."""
+    """The peer's IP address. Behind a proxy that is the proxy's; use uvicorn's
+    `--proxy-headers` (with `--forwarded-allow-ips`) or a key_func of your own."""
     return request.client.host if request.client else None
 
 
@@ -52,11 +53,12 @@ class _Guard(Guard):
     """What the middleware and the dependency share: the key, the call, the verdict."""
 
     def __init__(self, limiter: Limiter, check: Check, key_func: KeyFunc, prefix: str, fail_open: bool,
-                 shadow: bool, timeout: Optional[float]):
+                 shadow: bool, timeout: Optional[float], ipv6_subnet: int):
         super().__init__(prefix, fail_open, shadow, timeout)
         self.limiter = limiter
         self.check = check
-        self.key_func = key_func
+        self.key_func = address_key(remote_address, ipv6_subnet) if key_func is remote_address else key_func
+        check_subnet(ipv6_subnet)
 
     async def decide(self, request: Request) -> Tuple[Verdict, Optional[Decision]]:
         """The verdict, and the decision it came from (None when the request is unlimited or
@@ -89,7 +91,8 @@ class RateLimitMiddleware:
     events pass untouched).
 
     limiter: a `winlimit.asyncio.Limiter`; check: `check(limiter, key)`, the call that decides;
-    key_func: the request's key (default: the client's address; None: not limited);
+    key_func: the request's key (default: the client's address, an IPv6 one as its network of
+    `ipv6_subnet` bits, 64 by default, 128 for the whole address; None: not limited);
     prefix: put before the key (default `"rl:"`); fail_open: let requests through when Redis
     fails (default False: answer 503); shadow: check and count, but let every request through
     (`shadow_rejections` counts those it would have rejected); timeout: seconds to wait for
@@ -98,9 +101,9 @@ class RateLimitMiddleware:
 
     def __init__(self, app: ASGIApp, limiter: Limiter, check: Check, key_func: KeyFunc = remote_address,
                  prefix: str = "rl:", fail_open: bool = False, shadow: bool = False,
-                 timeout: Optional[float] = DEFAULT_TIMEOUT):
+                 timeout: Optional[float] = DEFAULT_TIMEOUT, ipv6_subnet: int = DEFAULT_IPV6_SUBNET):
         self.app = app
-        self.guard = _Guard(limiter, check, key_func, prefix, fail_open, shadow, timeout)
+        self.guard = _Guard(limiter, check, key_func, prefix, fail_open, shadow, timeout, ipv6_subnet)
 
     @property
     def shadow_rejections(self) -> int:
@@ -144,8 +147,8 @@ class RateLimit:
 
     def __init__(self, limiter: Limiter, check: Check, key_func: KeyFunc = remote_address,
                  prefix: str = "rl:", fail_open: bool = False, shadow: bool = False,
-                 timeout: Optional[float] = DEFAULT_TIMEOUT):
-        self.guard = _Guard(limiter, check, key_func, prefix, fail_open, shadow, timeout)
+                 timeout: Optional[float] = DEFAULT_TIMEOUT, ipv6_subnet: int = DEFAULT_IPV6_SUBNET):
+        self.guard = _Guard(limiter, check, key_func, prefix, fail_open, shadow, timeout, ipv6_subnet)
 
     @property
     def shadow_rejections(self) -> int:

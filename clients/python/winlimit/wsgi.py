@@ -24,6 +24,7 @@ import redis
 from . import Limiter
 from ._decision import Decision
 from ._guard import DEFAULT_TIMEOUT, CheckTimedOut, Guard
+from ._keys import DEFAULT_IPV6_SUBNET, address_key, check_subnet
 
 __all__ = ["Check", "KeyFunc", "RateLimitMiddleware", "remote_address"]
 
@@ -41,7 +42,7 @@ REASONS = {429: "429 Too Many Requests", 503: "503 Service Unavailable"}
 
 
 def remote_address(environ: Environ) -> Optional[str]:
-    """The default key: `REMOTE_ADDR`, the peer's address (a proxy's, behind one)."""
+    """`REMOTE_ADDR`, the peer's address (a proxy's, behind one)."""
     address = environ.get("REMOTE_ADDR")
     return address if isinstance(address, str) and address else None
 
@@ -51,11 +52,12 @@ class RateLimitMiddleware:
 
     def __init__(self, app: WSGIApp, limiter: Limiter, check: Check, key_func: KeyFunc = remote_address,
                  prefix: str = "rl:", fail_open: bool = False, shadow: bool = False,
-                 timeout: Optional[float] = DEFAULT_TIMEOUT):
+                 timeout: Optional[float] = DEFAULT_TIMEOUT, ipv6_subnet: int = DEFAULT_IPV6_SUBNET):
         self.app = app
         self.limiter = limiter
         self.check = check
-        self.key_func = key_func
+        self.key_func = address_key(remote_address, ipv6_subnet) if key_func is remote_address else key_func
+        check_subnet(ipv6_subnet)
         self.guard = Guard(prefix, fail_open, shadow, timeout)
         # A sync call cannot be interrupted: with a timeout it runs on a pool thread, and the
         # request stops waiting for it when the time is up (the thread waits on).
