@@ -11,6 +11,7 @@
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Guard, RateLimitOptions } from "./guard";
+import { FIELDS, fieldsOn, merged } from "./styles";
 
 export type { Check, KeyFunction, Logger, RateLimitOptions } from "./guard";
 
@@ -36,7 +37,9 @@ export function rateLimit<Req extends IncomingMessage = ExpressLikeRequest>(opti
     guard.decide(request).then((outcome) => {
       if (outcome.kind === "unavailable") return answer(response, 503, "rate limiter unavailable");
       if (outcome.kind === "unlimited") return next();
-      for (const [name, value] of Object.entries(outcome.headers)) response.setHeader(name, value);
+      const combined = merged(fieldsOn((name) => response.getHeader(name)), outcome.headers, guard.style);
+      for (const name of FIELDS) response.removeHeader(name);
+      for (const [name, value] of Object.entries(combined)) response.setHeader(name, value);
       if (outcome.reject) return answer(response, 429, "Too Many Requests");
       next();
     }, next);

@@ -12,6 +12,7 @@
 
 import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from "fastify";
 import { Guard, RateLimitOptions } from "./guard";
+import { FIELDS, fieldsOn, merged } from "./styles";
 
 export type { Check, KeyFunction, Logger, RateLimitOptions } from "./guard";
 
@@ -33,7 +34,9 @@ export function winlimitHook(options: WinlimitPluginOptions): WinlimitHook {
       return reply.code(503).type("text/plain; charset=utf-8").send("rate limiter unavailable");
     }
     if (outcome.kind === "unlimited") return undefined;
-    reply.headers(outcome.headers);
+    const combined = merged(fieldsOn((name) => reply.getHeader(name)), outcome.headers, guard.style);
+    for (const name of FIELDS) reply.removeHeader(name);
+    reply.headers(combined);
     if (outcome.reject) return reply.code(429).type("text/plain; charset=utf-8").send("Too Many Requests");
     return undefined;
   };

@@ -8,6 +8,7 @@ import { RedisCallError } from "./errors";
 import type { Limiter } from "./limiter";
 import { addressKey, DEFAULT_IPV6_SUBNET } from "./keys";
 import { ShadowLog } from "./shadow";
+import { checkStyle, DEFAULT_STYLE, fields, HeaderStyle } from "./styles";
 
 /** `check(limiter, key)`: the call that decides, e.g. `(l, key) => l.gcra(key, 60_000, 100)`. */
 export type Check = (limiter: Limiter, key: string) => Promise<Decision>;
@@ -42,6 +43,9 @@ export interface RateLimitOptions<Req> {
   /** Where to log a failed check (default `console.error`) and, in shadow mode, a request
    * let through over the limit (default `console.warn`). */
   logger?: Logger;
+  /** The header fields: `"draft-11"` (default), `"draft-7"`, `"legacy"`, or `null` for none
+   * but Retry-After on a 429. */
+  headers?: HeaderStyle;
   /** Check and count as usual, but let every request through: a rejected one gets the
    * fields as the decision gives them, no 429 and no Retry-After, and is logged at most once
    * per key per retryAfterMs (per policy window when it is -1). Default false. */
@@ -74,6 +78,8 @@ export class Guard<Req> {
   private readonly prefix: string;
   private readonly timeoutMs: number | null;
   private readonly logger: Logger;
+  /** The header style of the responses. */
+  readonly style: HeaderStyle;
   /** The requests shadow mode let through that would have been rejected. */
   shadowRejections = 0;
 
@@ -94,6 +100,7 @@ export class Guard<Req> {
     this.key = options.key ?? byAddress;
     this.prefix = options.prefix ?? DEFAULT_PREFIX;
     this.timeoutMs = timeoutMs;
+    this.style = checkStyle(options.headers === undefined ? DEFAULT_STYLE : options.headers);
     this.logger = options.logger ?? ((message, level) => (level === "warn" ? console.warn : console.error)(message));
   }
 
@@ -116,11 +123,11 @@ export class Guard<Req> {
 
   /** The outcome of a decision: its fields, and a 429 when rejected, unless in shadow mode. */
   judged(key: string, decision: Decision): Outcome {
-    const headers = decision.headers();
+    const headers = fields(decision, this.style);
     if (decision.allowed || this.options.shadow !== true) return { kind: "limited", decision, headers, reject: !decision.allowed };
     this.shadowRejections++;
     delete headers["Retry-After"];
-    const warning = this.shadowLog.warning(key, decision, headers["RateLimit"]);
+    const warning = this.shadowLog.warning(key, decision, decision.headers()["RateLimit"]);
     if (warning !== undefined) this.logger(warning, "warn");
     return { kind: "limited", decision, headers, reject: false };
   }

@@ -15,6 +15,7 @@ from typing import Dict, Optional
 
 from ._decision import Decision
 from ._shadow import ShadowLog, quoted
+from ._styles import DEFAULT_STYLE, check_style, fields
 
 log = logging.getLogger("winlimit")
 
@@ -56,17 +57,18 @@ class Guard:
     """The failure policy and shadow mode of one middleware or dependency."""
 
     def __init__(self, prefix: str, fail_open: bool, shadow: bool, timeout: Optional[float] = DEFAULT_TIMEOUT,
-                 shadow_log: Optional[ShadowLog] = None):
+                 headers: Optional[str] = DEFAULT_STYLE, shadow_log: Optional[ShadowLog] = None):
         self.prefix = prefix
         self.fail_open = fail_open
         self.shadow = shadow
         self.timeout = check_timeout(timeout)
+        self.style = check_style(headers)
         self.shadow_rejections = 0
         self._shadow_log = shadow_log or ShadowLog()
         self._lock = threading.Lock()  # WSGI servers call from several threads
 
     def judged(self, key: str, decision: Decision) -> Verdict:
-        headers = decision.headers()
+        headers = fields(decision, self.style)
         if decision.allowed:
             return Verdict(200, headers)
         if not self.shadow:
@@ -74,7 +76,7 @@ class Guard:
         headers.pop("Retry-After", None)
         with self._lock:
             self.shadow_rejections += 1
-            warning = self._shadow_log.warning(key, decision, headers.get("RateLimit"))
+            warning = self._shadow_log.warning(key, decision, decision.headers()["RateLimit"])
         if warning is not None:
             log.warning("%s", warning)
         return Verdict(200, headers)

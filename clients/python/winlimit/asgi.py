@@ -31,6 +31,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from ._decision import Decision
 from ._guard import DEFAULT_TIMEOUT, CheckTimedOut, Guard, Verdict
 from ._keys import DEFAULT_IPV6_SUBNET, address_key, check_subnet
+from ._styles import DEFAULT_STYLE, FIELDS, combined, merged
 from .asyncio import Limiter
 
 __all__ = ["Check", "KeyFunc", "RateLimit", "RateLimitMiddleware", "remote_address"]
@@ -53,8 +54,8 @@ class _Guard(Guard):
     """What the middleware and the dependency share: the key, the call, the verdict."""
 
     def __init__(self, limiter: Limiter, check: Check, key_func: KeyFunc, prefix: str, fail_open: bool,
-                 shadow: bool, timeout: Optional[float], ipv6_subnet: int):
-        super().__init__(prefix, fail_open, shadow, timeout)
+                 shadow: bool, timeout: Optional[float], ipv6_subnet: int, headers: Optional[str]):
+        super().__init__(prefix, fail_open, shadow, timeout, headers)
         self.limiter = limiter
         self.check = check
         self.key_func = address_key(remote_address, ipv6_subnet) if key_func is remote_address else key_func
@@ -101,9 +102,10 @@ class RateLimitMiddleware:
 
     def __init__(self, app: ASGIApp, limiter: Limiter, check: Check, key_func: KeyFunc = remote_address,
                  prefix: str = "rl:", fail_open: bool = False, shadow: bool = False,
-                 timeout: Optional[float] = DEFAULT_TIMEOUT, ipv6_subnet: int = DEFAULT_IPV6_SUBNET):
+                 timeout: Optional[float] = DEFAULT_TIMEOUT, ipv6_subnet: int = DEFAULT_IPV6_SUBNET,
+                 headers: Optional[str] = DEFAULT_STYLE):
         self.app = app
-        self.guard = _Guard(limiter, check, key_func, prefix, fail_open, shadow, timeout, ipv6_subnet)
+        self.guard = _Guard(limiter, check, key_func, prefix, fail_open, shadow, timeout, ipv6_subnet, headers)
 
     @property
     def shadow_rejections(self) -> int:
@@ -124,11 +126,13 @@ class RateLimitMiddleware:
         if not verdict.headers:
             await self.app(scope, receive, send)
             return
-        fields: List[Tuple[bytes, bytes]] = [(k.lower().encode(), v.encode()) for k, v in verdict.headers.items()]
+        style = self.guard.style
 
         async def send_with_fields(message: Message) -> None:
             if message["type"] == "http.response.start":
-                message = {**message, "headers": [*message.get("headers", []), *fields]}
+                lines = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in message.get("headers", [])]
+                both = combined(lines, verdict.headers, style)
+                message = {**message, "headers": [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in both]}
             await send(message)
 
         await self.app(scope, receive, send_with_fields)
@@ -147,8 +151,9 @@ class RateLimit:
 
     def __init__(self, limiter: Limiter, check: Check, key_func: KeyFunc = remote_address,
                  prefix: str = "rl:", fail_open: bool = False, shadow: bool = False,
-                 timeout: Optional[float] = DEFAULT_TIMEOUT, ipv6_subnet: int = DEFAULT_IPV6_SUBNET):
-        self.guard = _Guard(limiter, check, key_func, prefix, fail_open, shadow, timeout, ipv6_subnet)
+                 timeout: Optional[float] = DEFAULT_TIMEOUT, ipv6_subnet: int = DEFAULT_IPV6_SUBNET,
+                 headers: Optional[str] = DEFAULT_STYLE):
+        self.guard = _Guard(limiter, check, key_func, prefix, fail_open, shadow, timeout, ipv6_subnet, headers)
 
     @property
     def shadow_rejections(self) -> int:
@@ -161,5 +166,8 @@ class RateLimit:
             raise HTTPException(503, "rate limiter unavailable")
         if verdict.status == 429:
             raise HTTPException(429, "Too Many Requests", headers=verdict.headers)
-        response.headers.update(verdict.headers)
+        on = {name: response.headers[name] for name in FIELDS if name in response.headers}
+        for name in on:
+            del response.headers[name]
+        response.headers.update(merged(on, verdict.headers, self.guard.style))
         return decision

@@ -25,6 +25,7 @@ from . import Limiter
 from ._decision import Decision
 from ._guard import DEFAULT_TIMEOUT, CheckTimedOut, Guard
 from ._keys import DEFAULT_IPV6_SUBNET, address_key, check_subnet
+from ._styles import DEFAULT_STYLE, combined
 
 __all__ = ["Check", "KeyFunc", "RateLimitMiddleware", "remote_address"]
 
@@ -52,13 +53,14 @@ class RateLimitMiddleware:
 
     def __init__(self, app: WSGIApp, limiter: Limiter, check: Check, key_func: KeyFunc = remote_address,
                  prefix: str = "rl:", fail_open: bool = False, shadow: bool = False,
-                 timeout: Optional[float] = DEFAULT_TIMEOUT, ipv6_subnet: int = DEFAULT_IPV6_SUBNET):
+                 timeout: Optional[float] = DEFAULT_TIMEOUT, ipv6_subnet: int = DEFAULT_IPV6_SUBNET,
+                 headers: Optional[str] = DEFAULT_STYLE):
         self.app = app
         self.limiter = limiter
         self.check = check
         self.key_func = address_key(remote_address, ipv6_subnet) if key_func is remote_address else key_func
         check_subnet(ipv6_subnet)
-        self.guard = Guard(prefix, fail_open, shadow, timeout)
+        self.guard = Guard(prefix, fail_open, shadow, timeout, headers)
         # A sync call cannot be interrupted: with a timeout it runs on a pool thread, and the
         # request stops waiting for it when the time is up (the thread waits on).
         self._pool = concurrent.futures.ThreadPoolExecutor(thread_name_prefix="winlimit") if self.guard.timeout else None
@@ -86,10 +88,10 @@ class RateLimitMiddleware:
             return [body]
         if not verdict.headers:
             return self.app(environ, start_response)
-        fields = list(verdict.headers.items())
+        added, style = verdict.headers, self.guard.style
 
         def start_with_fields(status: str, headers: List[Tuple[str, str]], *exc_info: Any) -> Any:
-            return start_response(status, [*headers, *fields], *exc_info)
+            return start_response(status, combined(headers, added, style), *exc_info)
 
         return self.app(environ, start_with_fields)
 
