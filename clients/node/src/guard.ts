@@ -10,8 +10,9 @@ import { addressKey, DEFAULT_IPV6_SUBNET } from "./keys";
 import { ShadowLog } from "./shadow";
 import { checkStyle, DEFAULT_STYLE, fields, HeaderStyle } from "./styles";
 
-/** `check(limiter, key)`: the call that decides, e.g. `(l, key) => l.gcra(key, 60_000, 100)`. */
-export type Check = (limiter: Limiter, key: string) => Promise<Decision>;
+/** `check(limiter, key, request)`: the call that decides, e.g. `(l, key) => l.gcra(key, 60_000, 100)`;
+ * the request lets limits depend on it (a paid tier, say). */
+export type Check<Req = any> = (limiter: Limiter, key: string, request: Req) => Promise<Decision>;
 
 /** `key(request)`: whose limit the request counts against (may be async); `undefined` or
  * `null` leaves the request unlimited, e.g. for health checks. */
@@ -33,7 +34,7 @@ export interface RateLimitOptions<Req, Res = unknown> {
   /** The limiter to call. */
   limiter: Limiter;
   /** The call that decides: any method of the limiter, with any options. */
-  check: Check;
+  check: Check<Req>;
   /** Whose limit a request counts against (default: the client's IP address, an IPv6 one as
    * its network of `ipv6Subnet` bits). */
   key?: KeyFunction<Req>;
@@ -123,7 +124,7 @@ export class Guard<Req, Res = unknown> {
     const fullKey = this.prefix + key;
     let decision: Decision;
     try {
-      decision = await this.withinTime(this.options.check(this.options.limiter, fullKey));
+      decision = await this.withinTime(this.options.check(this.options.limiter, fullKey, request));
     } catch (error) {
       if (!(error instanceof RedisCallError || error instanceof CheckTimedOut)) throw error;
       return this.failed(fullKey, error);

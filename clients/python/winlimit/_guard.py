@@ -8,10 +8,11 @@ a rejection into letting through, counted and logged.
 
 from __future__ import annotations
 
+import inspect
 import logging
 import threading
 from dataclasses import dataclass, field
-from typing import Dict, Optional
+from typing import Any, Callable, Dict, Optional
 
 from ._decision import Decision
 from ._shadow import ShadowLog, quoted
@@ -51,6 +52,17 @@ def check_timeout(timeout: Optional[float]) -> Optional[float]:
     if not 0 < timeout < float("inf"):
         raise ValueError(f"timeout must be more than 0 seconds, not {timeout}")
     return float(timeout)
+
+
+def takes_request(check: Callable[..., Any]) -> bool:
+    """Whether `check` takes the request as a third argument: `check(limiter, key, request)`
+    rather than `check(limiter, key)`, told apart by its signature."""
+    try:
+        parameters = inspect.signature(check).parameters.values()
+    except (TypeError, ValueError):  # no signature to read: the two-argument form
+        return False
+    positional = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return len(positional) >= 3 or any(p.kind is p.VAR_POSITIONAL for p in parameters)
 
 
 class Guard:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from typing import Awaitable, Callable, Dict, Optional, Tuple, Union
+from typing import Awaitable, Callable, Dict, Optional, Tuple, Union, cast
 
 import redis
 from starlette.exceptions import HTTPException
@@ -29,7 +29,7 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ._decision import Decision
-from ._guard import DEFAULT_TIMEOUT, CheckTimedOut, Guard, Verdict
+from ._guard import DEFAULT_TIMEOUT, CheckTimedOut, Guard, Verdict, takes_request
 from ._keys import DEFAULT_IPV6_SUBNET, address_key, check_subnet
 from ._styles import DEFAULT_STYLE, FIELDS, combined, merged
 from .asyncio import Limiter
@@ -37,8 +37,10 @@ from .asyncio import Limiter
 __all__ = ["Check", "KeyFunc", "OnReject", "RateLimit", "RateLimitMiddleware", "Rejected", "rejected_handler",
            "remote_address"]
 
-Check = Callable[[Limiter, str], Awaitable[Decision]]
-"""`check(limiter, key)`: the call that decides, e.g. `lambda l, key: l.gcra(key, 60_000, 100)`."""
+Check = Union[Callable[[Limiter, str], Awaitable[Decision]], Callable[[Limiter, str, Request], Awaitable[Decision]]]
+"""`check(limiter, key)`, or `check(limiter, key, request)` for limits that depend on the
+request (told apart by the signature): the call that decides, plain or async, e.g.
+`lambda l, key: l.gcra(key, 60_000, 100)`."""
 
 OnReject = Callable[[Request, Decision], Union[Response, Awaitable[Response]]]
 """`on_reject(request, decision)`: the response to a rejected request (may be async); the
@@ -65,6 +67,7 @@ class _Guard(Guard):
         self.on_reject = on_reject
         self.limiter = limiter
         self.check = check
+        self.with_request = takes_request(check)
         self.key_func = address_key(remote_address, ipv6_subnet) if key_func is remote_address else key_func
         check_subnet(ipv6_subnet)
 
@@ -78,10 +81,15 @@ class _Guard(Guard):
             return Verdict(200), None
         key = self.prefix + key
         try:
-            decision = await self._within_time(self.check(self.limiter, key))
+            decision = await self._within_time(self._checked(key, request))
         except (redis.RedisError, OSError, CheckTimedOut) as e:
             return self.failed(key, e), None
         return self.judged(key, decision), decision
+
+    def _checked(self, key: str, request: Request) -> Awaitable[Decision]:
+        if self.with_request:
+            return cast(Callable[[Limiter, str, Request], Awaitable[Decision]], self.check)(self.limiter, key, request)
+        return cast(Callable[[Limiter, str], Awaitable[Decision]], self.check)(self.limiter, key)
 
     async def rejection(self, request: Request, verdict: Verdict, decision: Optional[Decision]) -> Response:
         """The response to a rejected request: on_reject's, with the fields it lacks, or 429

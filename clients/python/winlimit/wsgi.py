@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextvars
-from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple, Union, cast
 
 import redis
 
 from . import Limiter
 from ._decision import Decision
-from ._guard import DEFAULT_TIMEOUT, CheckTimedOut, Guard
+from ._guard import DEFAULT_TIMEOUT, CheckTimedOut, Guard, takes_request
 from ._keys import DEFAULT_IPV6_SUBNET, address_key, check_subnet
 from ._styles import DEFAULT_STYLE, combined
 
@@ -33,8 +33,10 @@ Environ = Dict[str, Any]
 StartResponse = Callable[..., Any]
 WSGIApp = Callable[[Environ, StartResponse], Iterable[bytes]]
 
-Check = Callable[[Limiter, str], Decision]
-"""`check(limiter, key)`: the call that decides, e.g. `lambda l, key: l.gcra(key, 60_000, 100)`."""
+Check = Union[Callable[[Limiter, str], Decision], Callable[[Limiter, str, Environ], Decision]]
+"""`check(limiter, key)`, or `check(limiter, key, environ)` for limits that depend on the
+request (told apart by the signature): the call that decides, e.g.
+`lambda l, key: l.gcra(key, 60_000, 100)`."""
 
 OnReject = Callable[[Environ, Decision], WSGIApp]
 """`on_reject(environ, decision)`: a WSGI app answering a rejected request (a Flask or Werkzeug
@@ -63,6 +65,7 @@ class RateLimitMiddleware:
         self.on_reject = on_reject
         self.limiter = limiter
         self.check = check
+        self.with_request = takes_request(check)
         self.key_func = address_key(remote_address, ipv6_subnet) if key_func is remote_address else key_func
         check_subnet(ipv6_subnet)
         self.guard = Guard(prefix, fail_open, shadow, timeout, headers)
@@ -82,7 +85,7 @@ class RateLimitMiddleware:
             return self.app(environ, start_response)
         key = self.guard.prefix + key
         try:
-            decision = self._within_time(key)
+            decision = self._within_time(key, environ)
         except (redis.RedisError, OSError, CheckTimedOut) as e:
             verdict = self.guard.failed(key, e)
         else:
@@ -104,11 +107,11 @@ class RateLimitMiddleware:
 
         return self.app(environ, start_with_fields)
 
-    def _within_time(self, key: str) -> Decision:
+    def _within_time(self, key: str, environ: Environ) -> Decision:
         """The check's decision, or CheckTimedOut once the timeout has passed."""
         if self._pool is None or self.guard.timeout is None:
-            return self.check(self.limiter, key)
-        future = self._pool.submit(contextvars.copy_context().run, self.check, self.limiter, key)
+            return self._checked(key, environ)
+        future = self._pool.submit(contextvars.copy_context().run, self._checked, key, environ)
         try:
             return future.result(timeout=self.guard.timeout)
         except concurrent.futures.TimeoutError:
@@ -116,6 +119,12 @@ class RateLimitMiddleware:
                 raise  # the check's own TimeoutError, not the wait's
             raise CheckTimedOut(self.guard.timeout) from None
 
+
+
+    def _checked(self, key: str, environ: Environ) -> Decision:
+        if self.with_request:
+            return cast(Callable[[Limiter, str, Environ], Decision], self.check)(self.limiter, key, environ)
+        return cast(Callable[[Limiter, str], Decision], self.check)(self.limiter, key)
 
 
 def _adding_missing(start_response: StartResponse, fields: Dict[str, str]) -> StartResponse:
