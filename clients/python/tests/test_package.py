@@ -57,6 +57,20 @@ def sync_calls() -> int:
     headers: dict[str, str] = cluster.gcra("k", 60000, 10, burst=3).headers()
     return d.remaining + len(headers)
 
+def middleware_options() -> bool:
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse
+
+    async def by_tier(lim: winlimit.asyncio.Limiter, key: str, request: Request) -> winlimit.Decision:
+        return await lim.fixed(key, 60000, 1000 if request.headers.get("x-tier") == "paid" else 100)
+
+    def too_many(request: Request, d: winlimit.Decision) -> JSONResponse:
+        return JSONResponse({"retry_after_ms": d.retry_after_ms}, status_code=429)
+
+    limiter = winlimit.asyncio.Limiter(redis.asyncio.Redis())
+    RateLimit(limiter, by_tier, headers="legacy", ipv6_subnet=56, on_reject=too_many, timeout=0.5)
+    return winlimit.Limiter(redis.Redis()).reset(winlimit.ip_key("2001:db8::1"))
+
 async def async_calls() -> bool:
     limiter = winlimit.asyncio.Limiter(redis.asyncio.Redis())
     cluster = winlimit.asyncio.Limiter(redis.asyncio.cluster.RedisCluster(host="127.0.0.1", port=7000))
