@@ -36,13 +36,14 @@ def test_the_wheel_holds_the_package_marked_typed(wheel):
     assert not any(name.startswith("tests/") for name in names)
 
 
-def test_the_wheel_depends_on_redis_alone_and_starlette_with_asgi(wheel):
+def test_the_wheel_depends_on_redis_alone_starlette_with_asgi_and_prometheus_with_metrics(wheel):
     [metadata] = [n for n in wheel.namelist() if n.endswith(".dist-info/METADATA")]
     requires = email.message_from_bytes(wheel.read(metadata)).get_all("Requires-Dist")
     core = [req for req in requires if "extra ==" not in req]
     extra = [req for req in requires if "extra ==" in req]
     assert [req.split(">")[0].strip() for req in core] == ["redis"]
-    assert len(extra) == 1 and extra[0].startswith("starlette") and 'extra == "asgi"' in extra[0]
+    assert [(req.split(">")[0].strip(), req.split("extra ==")[1].strip()) for req in sorted(extra)] == [
+        ("prometheus-client", '"metrics"'), ("starlette", '"asgi"')]
 
 
 USER_CODE = '''

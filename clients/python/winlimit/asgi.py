@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from typing import Awaitable, Callable, Dict, Optional, Tuple, Union, cast
+import time
+from typing import TYPE_CHECKING, Awaitable, Callable, Dict, Optional, Tuple, Union, cast
 
 import redis
 from starlette.exceptions import HTTPException
@@ -33,6 +34,9 @@ from ._guard import DEFAULT_TIMEOUT, CheckTimedOut, Guard, Verdict, takes_reques
 from ._keys import DEFAULT_IPV6_SUBNET, address_key, check_subnet
 from ._styles import DEFAULT_STYLE, FIELDS, combined, merged
 from .asyncio import Limiter
+
+if TYPE_CHECKING:
+    from .metrics import Metrics
 
 __all__ = ["Check", "KeyFunc", "OnReject", "RateLimit", "RateLimitMiddleware", "Rejected", "rejected_handler",
            "remote_address"]
@@ -62,8 +66,8 @@ class _Guard(Guard):
 
     def __init__(self, limiter: Limiter, check: Check, key_func: KeyFunc, prefix: str, fail_open: bool,
                  shadow: bool, timeout: Optional[float], ipv6_subnet: int, headers: Optional[str],
-                 on_reject: Optional[OnReject]):
-        super().__init__(prefix, fail_open, shadow, timeout, headers)
+                 on_reject: Optional[OnReject], metrics: Optional["Metrics"]):
+        super().__init__(prefix, fail_open, shadow, timeout, headers, metrics=metrics)
         self.on_reject = on_reject
         self.limiter = limiter
         self.check = check
@@ -80,11 +84,12 @@ class _Guard(Guard):
         if key is None:
             return Verdict(200), None
         key = self.prefix + key
+        started = time.perf_counter()
         try:
             decision = await self._within_time(self._checked(key, request))
         except (redis.RedisError, OSError, CheckTimedOut) as e:
-            return self.failed(key, e), None
-        return self.judged(key, decision), decision
+            return self.failed(key, e, self.limiter.name), None
+        return self.judged(key, decision, started), decision
 
     def _checked(self, key: str, request: Request) -> Awaitable[Decision]:
         if self.with_request:
@@ -127,16 +132,18 @@ class RateLimitMiddleware:
     (`shadow_rejections` counts those it would have rejected); timeout: seconds to wait for
     Redis before counting it as failed (default 1.0; None waits as long as the client does);
     ipv6_subnet: see key_func; headers: the header style ("draft-11", "draft-7", "legacy" or
-    None); on_reject: `on_reject(request, decision)`, the response to a rejected request.
+    None); on_reject: `on_reject(request, decision)`, the response to a rejected request;
+    metrics: a `winlimit.metrics.Metrics` counting each request's decision.
     """
 
     def __init__(self, app: ASGIApp, limiter: Limiter, check: Check, key_func: KeyFunc = remote_address,
                  prefix: str = "rl:", fail_open: bool = False, shadow: bool = False,
                  timeout: Optional[float] = DEFAULT_TIMEOUT, ipv6_subnet: int = DEFAULT_IPV6_SUBNET,
-                 headers: Optional[str] = DEFAULT_STYLE, on_reject: Optional[OnReject] = None):
+                 headers: Optional[str] = DEFAULT_STYLE, on_reject: Optional[OnReject] = None,
+                 metrics: Optional["Metrics"] = None):
         self.app = app
         self.guard = _Guard(limiter, check, key_func, prefix, fail_open, shadow, timeout, ipv6_subnet, headers,
-                            on_reject)
+                            on_reject, metrics)
 
     @property
     def shadow_rejections(self) -> int:
@@ -147,7 +154,7 @@ class RateLimitMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        request = Request(scope, receive)
+        request = Request(scope)  # without receive: the body stays the app's
         verdict, decision = await self.guard.decide(request)
         if verdict.status == 503:
             await PlainTextResponse("rate limiter unavailable", status_code=503)(scope, receive, send)
@@ -186,9 +193,10 @@ class RateLimit:
     def __init__(self, limiter: Limiter, check: Check, key_func: KeyFunc = remote_address,
                  prefix: str = "rl:", fail_open: bool = False, shadow: bool = False,
                  timeout: Optional[float] = DEFAULT_TIMEOUT, ipv6_subnet: int = DEFAULT_IPV6_SUBNET,
-                 headers: Optional[str] = DEFAULT_STYLE, on_reject: Optional[OnReject] = None):
+                 headers: Optional[str] = DEFAULT_STYLE, on_reject: Optional[OnReject] = None,
+                 metrics: Optional["Metrics"] = None):
         self.guard = _Guard(limiter, check, key_func, prefix, fail_open, shadow, timeout, ipv6_subnet, headers,
-                            on_reject)
+                            on_reject, metrics)
 
     @property
     def shadow_rejections(self) -> int:
