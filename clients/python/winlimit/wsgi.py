@@ -9,8 +9,10 @@ The same behaviour as the ASGI middleware (`winlimit.asgi`): each request is che
 `prefix + key_func(environ)`; accepted, its response gets `RateLimit-Policy` and `RateLimit`;
 rejected, it is answered 429 with them and `Retry-After`; when Redis fails or gives no answer
 within `timeout` seconds (default 1), 503 (fail closed, the default) or let through without
-the fields (`fail_open=True`), logged on the `winlimit` logger; `shadow=True` lets every request through and counts the would-be rejections in
-`shadow_rejections`.
+the fields (`fail_open=True`), logged on the `winlimit` logger; `shadow=True` lets every
+request through and counts the would-be rejections in `shadow_rejections`. The options
+`ipv6_subnet`, `headers`, `on_reject` (`on_reject(environ, decision)`, a WSGI app) and
+`metrics` are the ASGI middleware's.
 """
 
 from __future__ import annotations
