@@ -322,4 +322,4 @@ fn count_shorter(log: &impl LogView, largest_cutoff: i64, cutoff: i64, counted_i
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
