@@ -15,15 +15,18 @@ from __future__ import annotations
 import inspect
 import time
 from dataclasses import replace
-from typing import Any, Optional, Protocol, Tuple, Union
+from typing import TYPE_CHECKING, Any, Optional, Protocol, Tuple, Union
 
 import redis
 
-from . import _commands, _wait
+from . import _commands, _counting, _wait
 from ._cache import DEFAULT_SIZE, RejectionCache, forget, lookup, remember
 from ._commands import Key, ModuleNotLoaded, Pairs
 from ._decision import Decision, Policy
 from ._keys import ip_key
+
+if TYPE_CHECKING:
+    from .metrics import Metrics
 
 __all__ = ["Decision", "Limiter", "ModuleNotLoaded", "Pairs", "Policy", "ip_key"]
 __version__ = "0.4.0"
@@ -54,13 +57,14 @@ class Limiter:
     """
 
     def __init__(self, client: SyncClient, name: str = _commands.DEFAULT_NAME, *,
-                 cache_rejections: bool = False, cache_size: int = DEFAULT_SIZE):
+                 cache_rejections: bool = False, cache_size: int = DEFAULT_SIZE, metrics: Optional["Metrics"] = None):
         # redis-py's methods carry no types, so a type checker cannot tell the clients apart.
         if inspect.iscoroutinefunction(client.execute_command):
             raise TypeError("an asyncio client goes to winlimit.asyncio.Limiter")
         self.client = client
         self.name = _commands.check_name(name)
         self.rejections: Optional[RejectionCache] = RejectionCache(cache_size) if cache_rejections else None
+        self.metrics = metrics
 
     def slide(self, key: Key, window_ms: Union[int, Pairs], limit: Optional[int] = None, *,
               cost: int = 1, bucket: Optional[int] = None, peek: bool = False,
@@ -112,9 +116,15 @@ class Limiter:
     def _once(self, call: _commands.Call) -> Decision:
         cached = lookup(self.rejections, call)
         if cached is not None:
-            return cached
-        reply = self._send(call.args)
-        return remember(self.rejections, call, Decision.from_reply(reply, call.policies))
+            return _counting.decided(self.metrics, cached)
+        started = time.perf_counter()
+        try:
+            reply = self._send(call.args)
+        except (redis.RedisError, OSError):
+            _counting.failed(self.metrics, call.policies[0].name)
+            raise
+        return _counting.decided(self.metrics, remember(self.rejections, call, Decision.from_reply(reply, call.policies)),
+                                 started)
 
     def _send(self, args: Tuple[_commands.Arg, ...]) -> Any:
         try:
