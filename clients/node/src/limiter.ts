@@ -1,6 +1,7 @@
 /** The limiter: one method per winlimit command, each resolving to a Decision. */
 
 import { DEFAULT_CACHE_SIZE, RejectionCache } from "./cache";
+import { decided, MetricsSink } from "./counting";
 import * as commands from "./commands";
 import type { Call, FixedOptions, GcraOptions, Key, Pair, SlideOptions } from "./commands";
 import { Decision } from "./decision";
@@ -17,6 +18,8 @@ export interface LimiterOptions {
   cacheRejections?: boolean;
   /** How many rejections the cache holds at most, the oldest dropped first (default 10,000). */
   cacheSize?: number;
+  /** Counts every call's decision: a `Metrics` from winlimit/metrics. */
+  metrics?: MetricsSink;
 }
 
 /**
@@ -33,6 +36,7 @@ export class Limiter {
   readonly name: string;
   private readonly send: Send;
   private readonly cache: RejectionCache | undefined;
+  private readonly metrics: MetricsSink | undefined;
 
   constructor(client: RedisClient, options: LimiterOptions = {}) {
     this.send = sender(client);
@@ -43,6 +47,7 @@ export class Limiter {
     const size = options.cacheSize ?? DEFAULT_CACHE_SIZE;
     if (!Number.isSafeInteger(size) || size < 1) throw new RangeError(`cacheSize must be a positive integer, not ${String(size)}`);
     this.cache = options.cacheRejections ? new RejectionCache(size) : undefined;
+    this.metrics = options.metrics;
   }
 
   /** WINLIMIT.SLIDE: `slide(key, 60_000, 100)`, or several windows at once:
@@ -87,16 +92,18 @@ export class Limiter {
 
   private async once(call: Call): Promise<Decision> {
     const cached = this.cache?.answer(call);
-    if (cached !== undefined) return cached;
+    if (cached !== undefined) return decided(this.metrics, cached);
+    const started = performance.now();
     let reply: unknown;
     try {
       reply = await this.send(call);
     } catch (error) {
+      this.metrics?.failed(call.policies[0]?.name ?? this.name);
       throw redisCallError(error);
     }
     const decision = Decision.fromReply(reply, call.policies);
     this.cache?.remember(call, decision);
-    return decision;
+    return decided(this.metrics, decision, started);
   }
 }
 

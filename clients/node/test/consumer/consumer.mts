@@ -7,6 +7,8 @@ import Fastify from "fastify";
 import { Decision, Limiter, ModuleNotLoaded, RedisCallError, ipKey, type Policy } from "winlimit";
 import { rateLimit } from "winlimit/express";
 import { winlimitHook, winlimitPlugin } from "winlimit/fastify";
+import { Metrics } from "winlimit/metrics";
+import { Registry } from "prom-client";
 
 export async function calls(): Promise<number> {
   const limiters = [
@@ -64,5 +66,7 @@ export async function perRequest(limiter: Limiter): Promise<boolean> {
   await Fastify().register(winlimitPlugin, { limiter, check: (l, key) => l.gcra(key, 1_000, 5), headers: null, handler: async (request, reply, d) => ({ retry: d.retryAfterMs }) });
   // @ts-expect-error: not a header style
   rateLimit({ limiter, check: (l, key) => l.fixed(key, 1_000, 1), headers: "draft-8" });
+  const metrics = new Metrics({ registry: new Registry() });
+  app.use(rateLimit({ limiter: new Limiter(createClient(), { metrics }), check: (l, key) => l.fixed(key, 1_000, 1), metrics }));
   return limiter.reset(ipKey("2001:db8::1", 64));
 }
