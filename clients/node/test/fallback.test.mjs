@@ -1,11 +1,13 @@
 // `fallback: new MemoryLimiter()` on Express and Fastify, each served by the framework's real
 // HTTP server and called with fetch, with a real redis-server stopped mid-test by its PID and
-// started again: the fallback decides while Redis is down, with one warning, and Redis
-// decides again once it is back.
+// started again: the fallback decides while Redis is down, with one warning (counted as
+// outcome "fallback" in the metrics), and Redis decides again once it is back.
 
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { Registry } from "prom-client";
 import { Limiter, MemoryLimiter } from "winlimit";
+import { Metrics } from "winlimit/metrics";
 import { FRAMEWORKS, withApp } from "./support/apps.mjs";
 import { LIBRARIES } from "./support/clients.mjs";
 import { adminClient, RedisServer } from "./support/servers.mjs";
@@ -40,8 +42,10 @@ for (const framework of Object.keys(FRAMEWORKS)) {
       const redis = await redisToStop();
       const fallback = new MemoryLimiter();
       const logs = [];
+      const registry = new Registry();
+      const options = { limiter: redis.limiter, check, fallback, metrics: new Metrics({ registry }), logger: (m, level) => logs.push([level, m]) };
       try {
-        await withApp(framework, { limiter: redis.limiter, check, fallback, logger: (m, level) => logs.push([level, m]) }, async (get) => {
+        await withApp(framework, options, async (get) => {
           const first = await get();
           assert.deepEqual([first.status, remaining(first)], [200, LIMIT - 1]); // Redis decided
           await redis.server.stop({ keepDir: true });
@@ -67,6 +71,9 @@ for (const framework of Object.keys(FRAMEWORKS)) {
           await admin.close();
         });
         assert.deepEqual(logs.slice(1), [["info", "winlimit: Redis answers again: deciding by Redis"]]);
+        const { values } = await registry.getSingleMetric("winlimit_decisions_total").get();
+        const counted = Object.fromEntries(values.map((v) => [v.labels.outcome, v.value]));
+        assert.deepEqual(counted, { allowed: 2, fallback: LIMIT + 2 });
       } finally {
         await redis.close();
       }

@@ -1,12 +1,14 @@
 """fallback=winlimit.memory.Limiter() on every middleware (ASGI, the FastAPI dependency, WSGI
 around Flask), served over real HTTP to a real httpx client, with a real redis-server stopped
 mid-test by its PID and started again: the fallback decides while Redis is down, with one
-warning, and Redis decides again once it is back."""
+warning (counted as outcome "fallback" in the metrics), and Redis decides again once it is
+back."""
 
 import logging
 
 import flask
 import pytest
+from prometheus_client import CollectorRegistry
 from fastapi import Depends, FastAPI
 from starlette.applications import Starlette
 from starlette.responses import PlainTextResponse
@@ -16,6 +18,7 @@ import test_asgi
 import test_wsgi
 import winlimit.memory
 from winlimit import asgi, wsgi
+from winlimit.metrics import Metrics
 
 LIMIT = 3
 
@@ -24,15 +27,16 @@ def check(limiter, key):
     return limiter.fixed(key, 60_000, LIMIT)
 
 
-def asgi_app(port, fallback):
+def asgi_app(port, fallback, **kw):
     app = Starlette(routes=[Route("/", lambda request: PlainTextResponse("hello"))])
-    app.add_middleware(asgi.RateLimitMiddleware, limiter=test_asgi.limiter_on(port), check=check, fallback=fallback)
+    app.add_middleware(asgi.RateLimitMiddleware, limiter=test_asgi.limiter_on(port), check=check, fallback=fallback,
+                       **kw)
     return app
 
 
-def fastapi_app(port, fallback):
+def fastapi_app(port, fallback, **kw):
     app = FastAPI()
-    limit = asgi.RateLimit(test_asgi.limiter_on(port), check, fallback=fallback)
+    limit = asgi.RateLimit(test_asgi.limiter_on(port), check, fallback=fallback, **kw)
 
     @app.get("/", dependencies=[Depends(limit)])
     async def root():
@@ -41,10 +45,10 @@ def fastapi_app(port, fallback):
     return app
 
 
-def wsgi_app(port, fallback):
+def wsgi_app(port, fallback, **kw):
     app = flask.Flask("fallback")
     app.get("/")(lambda: "hello")
-    app.wsgi_app = wsgi.RateLimitMiddleware(app.wsgi_app, test_wsgi.limiter_on(port), check, fallback=fallback)
+    app.wsgi_app = wsgi.RateLimitMiddleware(app.wsgi_app, test_wsgi.limiter_on(port), check, fallback=fallback, **kw)
     return app
 
 
@@ -67,7 +71,8 @@ def test_the_fallback_holds_the_limit_while_redis_is_down_then_redis_decides_aga
     redis_server = start_server()
     port = redis_server.port
     fallback = winlimit.memory.Limiter()
-    with serve(make_app(port, fallback)) as http:
+    registry = CollectorRegistry()
+    with serve(make_app(port, fallback, metrics=Metrics(registry))) as http:
         first = http.get("/")
         assert (first.status_code, remaining(first)) == (200, LIMIT - 1)  # Redis decided
         redis_server.stop(keep_dir=True)
@@ -90,6 +95,9 @@ def test_the_fallback_holds_the_limit_while_redis_is_down_then_redis_decides_aga
         assert redis_server.client.get("rl:127.0.0.1") == b"1"
     assert winlimit_lines(caplog, "INFO") == ["winlimit: Redis answers again: deciding by Redis"]
     assert len(winlimit_lines(caplog, "WARNING")) == 1
+    counted = {outcome: registry.get_sample_value("winlimit_decisions_total", {"policy": "winlimit", "outcome": outcome})
+               for outcome in ("allowed", "fallback", "error")}
+    assert counted == {"allowed": 2, "fallback": LIMIT + 2, "error": None}
 
 
 @pytest.mark.parametrize("framework", list(FRAMEWORKS))
