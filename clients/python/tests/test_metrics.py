@@ -3,16 +3,10 @@ requests to the ASGI middleware, the FastAPI dependency and the WSGI middleware 
 real servers with a real httpx client over a real redis-server, and of calls to the sync and
 asyncio limiters, the counters equal the decisions made; no key is ever a label."""
 
-import flask
 import pytest
-from fastapi import Depends, FastAPI
 from prometheus_client import CollectorRegistry, generate_latest
-from starlette.applications import Starlette
-from starlette.routing import Route
 
-import test_asgi
-import test_wsgi
-from winlimit import asgi, wsgi
+from apps import FRAMEWORKS, served
 from winlimit.metrics import Metrics
 
 W = 60_000
@@ -22,37 +16,7 @@ def twice_a_minute(lim, key):
     return lim.fixed(key, W, 2, name="api")
 
 
-def asgi_app(port, metrics, **kw):
-    app = Starlette(routes=[Route("/", test_asgi.hello)])
-    app.add_middleware(asgi.RateLimitMiddleware, limiter=test_asgi.limiter_on(port, cache_rejections=True),
-                       check=twice_a_minute, metrics=metrics, **kw)
-    return app
-
-
-def fastapi_app(port, metrics, **kw):
-    app = FastAPI()
-    limit = asgi.RateLimit(test_asgi.limiter_on(port, cache_rejections=True), twice_a_minute, metrics=metrics, **kw)
-
-    @app.get("/", dependencies=[Depends(limit)])
-    async def root():
-        return "hello"
-
-    return app
-
-
-def wsgi_app(port, metrics, **kw):
-    app = flask.Flask("metrics")
-    app.get("/")(lambda: "hello")
-    app.wsgi_app = wsgi.RateLimitMiddleware(app.wsgi_app, test_wsgi.limiter_on(port, cache_rejections=True),
-                                            twice_a_minute, metrics=metrics, **kw)
-    return app
-
-
-SERVED = {"asgi": (asgi_app, test_asgi.serve), "fastapi": (fastapi_app, test_asgi.serve),
-          "wsgi": (wsgi_app, test_wsgi.serve)}
-
-
-@pytest.fixture(params=list(SERVED))
+@pytest.fixture(params=FRAMEWORKS)
 def framework(request):
     return request.param
 
@@ -64,8 +28,8 @@ def counts(registry, policy="api"):
 
 def get_all(framework, port, n, **kw):
     registry = CollectorRegistry()
-    make_app, serve = SERVED[framework]
-    with serve(make_app(port, Metrics(registry), **kw)) as http:
+    with served(framework, port, twice_a_minute, limiter_options={"cache_rejections": True}, metrics=Metrics(registry),
+                **kw) as http:
         statuses = [http.get("/").status_code for _ in range(n)]
     return registry, statuses
 

@@ -5,15 +5,16 @@ FastAPI dependency for one route. Install with the `asgi` extra.
     app.add_middleware(RateLimitMiddleware, limiter=limiter,
                        check=lambda limiter, key: limiter.slide(key, 60_000, 100))
 
-Each request is checked under `prefix + key_func(request)` (the client's address by default)
-with `check`, any call of the limiter. An accepted request gets the `RateLimit-Policy` and
-`RateLimit` header fields on its response; a rejected one is answered 429 with them and
-`Retry-After`. When Redis fails or gives no answer within `timeout` seconds (default 1), the
-request is answered 503 (fail closed, the default) or let through without the fields
-(`fail_open=True`); either way the error is logged on the `winlimit` logger. With `shadow=True` every request is checked and counted, but a rejected
-one is let through as if accepted (the fields without `Retry-After`, never a 429), counted in
-`shadow_rejections` and warned about on the `winlimit` logger once per key per
-`retry_after_ms`: a new limit can be watched before it is enforced.
+Each request is checked under `prefix + key_func(request)` (the client's address by default,
+an IPv6 one as its /64) with `check`, any call of the limiter. An accepted request gets the
+rate-limit header fields on its response (`headers=`: draft-11 by default); a rejected one is
+answered 429 with them and `Retry-After`, or as `on_reject` builds it. When Redis fails or
+gives no answer within `timeout` seconds (default 1), the request is answered 503 (fail
+closed, the default) or let through without the fields (`fail_open=True`); either way the
+error is logged on the `winlimit` logger. With `shadow=True` every request is checked and
+counted, but a rejected one is let through as if accepted (the fields without `Retry-After`,
+never a 429), counted in `shadow_rejections` and warned about on the `winlimit` logger once
+per key per quiet period: a new limit can be watched before it is enforced.
 """
 
 from __future__ import annotations
