@@ -39,7 +39,7 @@ impl Store {
 
     /// The reply to `args` (after the key) at `now`, or the error text; only an accepted
     /// write changes the store.
-    fn call(&mut self, now: i64, command: &str, args: &[String]) -> Result<[i64; 5], String> {
+    fn call(&mut self, now: i64, command: &str, args: &[String]) -> Answer {
         let bytes: Vec<&[u8]> = args.iter().map(|a| a.as_bytes()).collect();
         let mode = if command.ends_with("_RO") { Mode::Peek } else { Mode::Record };
         let verdict = match self {
@@ -61,11 +61,14 @@ impl Store {
     }
 }
 
+/// The module's reply, or its error text.
+type Answer = Result<[i64; 5], String>;
+
 /// One call of a case: when, what, and (filled in by [`run`]) the answer.
 struct Call {
     now: i64,
     args: Vec<String>,
-    answer: Result<[i64; 5], String>,
+    answer: Answer,
 }
 
 /// A named sequence of calls on one key.
@@ -283,88 +286,79 @@ fn line(command: &str, peek: bool, before_cost: &[&str], cost: i64, after_cost: 
     args
 }
 
-/// Single calls and pairs at chosen edges, and the errors a memory limiter must give too.
+/// Calls at chosen edges, and the errors a memory limiter must give too: a name, then each
+/// call's time (ms after [`EPOCH`]) and command line.
+type Edge = (&'static str, &'static [(i64, &'static [&'static str])]);
+
+const HOUR: i64 = 3_600_000;
+const ALIGNED_HOUR: &[&str] = &["WINLIMIT.FIXED", "3600000", "1", "ALIGN"];
+const ONE_IN_100: &[&str] = &["WINLIMIT.SLIDE", "100", "1"];
+const ONE_IN_100_PEEK: &[&str] = &["WINLIMIT.SLIDE_RO", "100", "1"];
+const BUCKETED_ONE: &[&str] = &["WINLIMIT.SLIDE", "1000", "1", "BUCKET", "100"];
+
+const EDGES: &[Edge] = &[
+    (
+        "fixed align: the window ends at the next multiple",
+        &[(HOUR - 1, ALIGNED_HOUR), (HOUR - 1, ALIGNED_HOUR), (HOUR, ALIGNED_HOUR)],
+    ),
+    (
+        "slide: an entry stops counting one window later",
+        &[(0, ONE_IN_100), (99, ONE_IN_100_PEEK), (100, ONE_IN_100_PEEK), (100, ONE_IN_100)],
+    ),
+    ("bucket: held until its last ms leaves", &[(50, BUCKETED_ONE), (1098, BUCKETED_ONE), (1099, BUCKETED_ONE)]),
+    (
+        "bucket: another BUCKET is refused",
+        &[
+            (0, &["WINLIMIT.SLIDE", "1000", "10", "BUCKET", "100"]),
+            (1, &["WINLIMIT.SLIDE", "1000", "10", "BUCKET", "200"]),
+        ],
+    ),
+    (
+        "gcra: a cost above the burst",
+        &[
+            (0, &["WINLIMIT.GCRA", "1000", "10", "BURST", "3"]),
+            (0, &["WINLIMIT.GCRA", "1000", "10", "BURST", "3", "COST", "4"]),
+        ],
+    ),
+    ("slide: a cost above a limit", &[(0, &["WINLIMIT.SLIDE", "1000", "2", "60000", "50", "COST", "3"])]),
+    (
+        "errors: slide",
+        &[
+            (0, &["WINLIMIT.SLIDE", "0", "1"]),
+            (0, &["WINLIMIT.SLIDE", "1000", "10001"]),
+            (0, &["WINLIMIT.SLIDE", "1000", "-1"]),
+            (0, &["WINLIMIT.SLIDE", "1000", "1", "COST", "0"]),
+            (0, &["WINLIMIT.SLIDE", "1000", "1", "1000", "2"]),
+            (0, &["WINLIMIT.SLIDE", "1000", "1", "BUCKET", "2000"]),
+            (0, &["WINLIMIT.SLIDE", "100", "1", "1000000", "5", "BUCKET", "10"]),
+        ],
+    ),
+    ("errors: a large limit needs BUCKET", &[(0, &["WINLIMIT.SLIDE", "60000", "1000000000000", "BUCKET", "1000"])]),
+    (
+        "errors: fixed",
+        &[
+            (0, &["WINLIMIT.FIXED", "1000000000001", "1"]),
+            (0, &["WINLIMIT.FIXED", "1000", "1000000000001"]),
+            (0, &["WINLIMIT.FIXED", "1000", "1", "COST", "-2"]),
+        ],
+    ),
+    (
+        "errors: gcra",
+        &[
+            (0, &["WINLIMIT.GCRA", "1000", "0"]),
+            (0, &["WINLIMIT.GCRA", "0", "5"]),
+            (0, &["WINLIMIT.GCRA", "1000", "1", "BURST", "0"]),
+            (0, &["WINLIMIT.GCRA", "1000000000000", "1", "BURST", "2"]),
+        ],
+    ),
+];
+
 fn edges() -> Vec<Case> {
-    let at = |offset: i64, words: &[&str]| (EPOCH + offset, words.iter().map(|w| w.to_string()).collect::<Vec<_>>());
-    let hour = 3_600_000;
-    vec![
-        run(
-            "fixed align: the window ends at the next multiple".into(),
-            vec![
-                at(hour - 1, &["WINLIMIT.FIXED", "3600000", "1", "ALIGN"]),
-                at(hour - 1, &["WINLIMIT.FIXED", "3600000", "1", "ALIGN"]),
-                at(hour, &["WINLIMIT.FIXED", "3600000", "1", "ALIGN"]),
-            ],
-        ),
-        run(
-            "slide: an entry stops counting one window later".into(),
-            vec![
-                at(0, &["WINLIMIT.SLIDE", "100", "1"]),
-                at(99, &["WINLIMIT.SLIDE_RO", "100", "1"]),
-                at(100, &["WINLIMIT.SLIDE_RO", "100", "1"]),
-                at(100, &["WINLIMIT.SLIDE", "100", "1"]),
-            ],
-        ),
-        run(
-            "bucket: held until its last ms leaves".into(),
-            vec![
-                at(50, &["WINLIMIT.SLIDE", "1000", "1", "BUCKET", "100"]),
-                at(1098, &["WINLIMIT.SLIDE", "1000", "1", "BUCKET", "100"]),
-                at(1099, &["WINLIMIT.SLIDE", "1000", "1", "BUCKET", "100"]),
-            ],
-        ),
-        run(
-            "bucket: another BUCKET is refused".into(),
-            vec![
-                at(0, &["WINLIMIT.SLIDE", "1000", "10", "BUCKET", "100"]),
-                at(1, &["WINLIMIT.SLIDE", "1000", "10", "BUCKET", "200"]),
-            ],
-        ),
-        run(
-            "gcra: a cost above the burst".into(),
-            vec![
-                at(0, &["WINLIMIT.GCRA", "1000", "10", "BURST", "3"]),
-                at(0, &["WINLIMIT.GCRA", "1000", "10", "BURST", "3", "COST", "4"]),
-            ],
-        ),
-        run(
-            "slide: a cost above a limit".into(),
-            vec![at(0, &["WINLIMIT.SLIDE", "1000", "2", "60000", "50", "COST", "3"])],
-        ),
-        run(
-            "errors: slide".into(),
-            vec![
-                at(0, &["WINLIMIT.SLIDE", "0", "1"]),
-                at(0, &["WINLIMIT.SLIDE", "1000", "10001"]),
-                at(0, &["WINLIMIT.SLIDE", "1000", "-1"]),
-                at(0, &["WINLIMIT.SLIDE", "1000", "1", "COST", "0"]),
-                at(0, &["WINLIMIT.SLIDE", "1000", "1", "1000", "2"]),
-                at(0, &["WINLIMIT.SLIDE", "1000", "1", "BUCKET", "2000"]),
-                at(0, &["WINLIMIT.SLIDE", "100", "1", "1000000", "5", "BUCKET", "10"]),
-            ],
-        ),
-        run(
-            "errors: a large limit needs BUCKET".into(),
-            vec![at(0, &["WINLIMIT.SLIDE", "60000", "1000000000000", "BUCKET", "1000"])],
-        ),
-        run(
-            "errors: fixed".into(),
-            vec![
-                at(0, &["WINLIMIT.FIXED", "1000000000001", "1"]),
-                at(0, &["WINLIMIT.FIXED", "1000", "1000000000001"]),
-                at(0, &["WINLIMIT.FIXED", "1000", "1", "COST", "-2"]),
-            ],
-        ),
-        run(
-            "errors: gcra".into(),
-            vec![
-                at(0, &["WINLIMIT.GCRA", "1000", "0"]),
-                at(0, &["WINLIMIT.GCRA", "0", "5"]),
-                at(0, &["WINLIMIT.GCRA", "1000", "1", "BURST", "0"]),
-                at(0, &["WINLIMIT.GCRA", "1000000000000", "1", "BURST", "2"]),
-            ],
-        ),
-    ]
+    let line = |words: &[&str]| words.iter().map(|w| w.to_string()).collect::<Vec<_>>();
+    EDGES
+        .iter()
+        .map(|(name, calls)| run(name.to_string(), calls.iter().map(|(at, words)| (EPOCH + at, line(words))).collect()))
+        .collect()
 }
 
 fn every_case() -> Vec<Case> {
@@ -429,9 +423,8 @@ fn decisions_json_is_what_the_core_decides() {
 #[test]
 fn the_cases_cover_acceptances_rejections_never_and_errors() {
     let cases = every_case();
-    let answers: Vec<&Result<[i64; 5], String>> =
-        cases.iter().flat_map(|c| c.calls.iter().map(|call| &call.answer)).collect();
-    let count = |f: &dyn Fn(&Result<[i64; 5], String>) -> bool| answers.iter().filter(|a| f(a)).count();
+    let answers: Vec<&Answer> = cases.iter().flat_map(|c| c.calls.iter().map(|call| &call.answer)).collect();
+    let count = |f: &dyn Fn(&Answer) -> bool| answers.iter().filter(|a| f(a)).count();
     assert!(count(&|a| matches!(a, Ok([1, ..]))) >= 200);
     assert!(count(&|a| matches!(a, Ok([0, _, _, r, _]) if *r > 0)) >= 100);
     assert!(count(&|a| matches!(a, Ok([0, _, _, -1, _]))) >= 10);

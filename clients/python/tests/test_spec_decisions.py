@@ -8,18 +8,9 @@ import redis
 import winlimit.memory
 
 from shared_spec import ids, load
+from test_spec_cache import Clock
 
 SPEC = load("decisions.json")
-
-
-class Clock:
-    """The time the test says it is, in ms."""
-
-    def __init__(self):
-        self.now = 0
-
-    def __call__(self):
-        return self.now
 
 
 def answer(limiter, args):

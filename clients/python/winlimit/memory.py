@@ -20,7 +20,6 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
-from dataclasses import replace
 from typing import Any, Callable, List, Optional, Union
 
 import redis
@@ -102,16 +101,7 @@ class Limiter:
         return self.name if name is None else _commands.check_name(name)
 
     def _run(self, call: _commands.Call, wait: Optional[float]) -> Decision:
-        decision = self._once(call)
-        if wait is None:
-            return decision
-        waiting = _wait.Waiting(wait)
-        while (seconds := waiting.next_sleep(decision)) is not None:
-            started = time.monotonic()
-            time.sleep(seconds)
-            waiting.slept_for(started)
-            decision = self._once(call)
-        return replace(decision, waited_ms=waiting.waited_ms())
+        return _wait.run(lambda: self._once(call), wait)
 
     def _once(self, call: _commands.Call) -> Decision:
         cached = lookup(self.rejections, call)
