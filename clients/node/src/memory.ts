@@ -17,6 +17,7 @@
 
 import { DEFAULT_CACHE_SIZE, RejectionCache } from "./cache";
 import * as commands from "./commands";
+import { decided, type MetricsSink } from "./counting";
 import type { Call, FixedOptions, GcraOptions, Key, Pair, SlideOptions } from "./commands";
 import { Decision } from "./decision";
 import { RedisCallError } from "./errors";
@@ -41,6 +42,8 @@ export interface MemoryLimiterOptions {
   cacheSize?: number;
   /** The exact log's largest limit, as the module's winlimit.max-limit (default 10,000). */
   maxLimit?: number;
+  /** Counts every call's decision (as outcome "fallback"): a `Metrics` from winlimit/metrics. */
+  metrics?: MetricsSink;
 }
 
 /** Limiter's methods (`slide`, `fixed`, `gcra`, `reset`) over this process's memory. */
@@ -53,6 +56,7 @@ export class MemoryLimiter {
   /** Keys in use order, least recently used first (a Map keeps insertion order). */
   private readonly keys = new Map<string, State>();
   private callsSinceSweep = 0;
+  private readonly metrics: MetricsSink | undefined;
 
   constructor(options: MemoryLimiterOptions = {}) {
     this.name = commands.checkName(options.name ?? commands.DEFAULT_NAME);
@@ -60,6 +64,7 @@ export class MemoryLimiter {
     if (!Number.isSafeInteger(this.maxKeys) || this.maxKeys < 1) throw new RangeError(`maxKeys must be a positive integer, not ${String(options.maxKeys)}`);
     this.clock = options.clock ?? Date.now;
     this.maxLimit = options.maxLimit ?? parse.DEFAULT_MAX_LIMIT;
+    this.metrics = options.metrics;
     this.cache = options.cacheRejections ? new RejectionCache(options.cacheSize ?? DEFAULT_CACHE_SIZE) : undefined;
   }
 
@@ -94,11 +99,11 @@ export class MemoryLimiter {
 
   private async once(call: Call): Promise<Decision> {
     const cached = this.cache?.answer(call);
-    if (cached !== undefined) return cached;
+    if (cached !== undefined) return decided(this.metrics, cached);
     const reply = this.executeCommand(call.args.map(String));
     const decision = Decision.fromReply(reply, call.policies, "memory");
     this.cache?.remember(call, decision);
-    return decision;
+    return decided(this.metrics, decision);
   }
 
   /** Answers one WINLIMIT command line (`["WINLIMIT.SLIDE", key, "1000", "3"]`) at the

@@ -95,3 +95,13 @@ test("reset forgets the key and its cached rejections", async () => {
   assert.ok((await limiter.slide("k", 60_000, 1)).allowed);
   assert.equal(await limiter.reset("never"), false);
 });
+
+test("metrics count its decisions as fallback", async () => {
+  const { Registry } = await import("prom-client");
+  const { Metrics } = await import("winlimit/metrics");
+  const registry = new Registry();
+  const [limiter] = clocked({ metrics: new Metrics({ registry }), cacheRejections: true });
+  for (let i = 0; i < 4; i++) await limiter.fixed("k", 60_000, 2, { name: "api" });
+  const { values } = await registry.getSingleMetric("winlimit_decisions_total").get();
+  assert.deepEqual(values.map((v) => [v.labels.policy, v.labels.outcome, v.value]), [["api", "fallback", 4]]);
+});

@@ -115,3 +115,15 @@ def test_the_default_clock_is_unix_time_in_ms():
     now = winlimit.memory.wall_clock_ms()
     assert before <= now <= time.time_ns() // 1_000_000
     assert winlimit.memory.Limiter().clock is winlimit.memory.wall_clock_ms
+
+
+def test_metrics_count_its_decisions_as_fallback():
+    from prometheus_client import CollectorRegistry
+    from winlimit.metrics import Metrics
+
+    registry = CollectorRegistry()
+    limiter = winlimit.memory.Limiter(clock=Clock(), metrics=Metrics(registry), cache_rejections=True)
+    for _ in range(4):
+        limiter.fixed("k", 60_000, 2, name="api")
+    assert registry.get_sample_value("winlimit_decisions_total", {"policy": "api", "outcome": "fallback"}) == 4
+    assert registry.get_sample_value("winlimit_lowest_remaining", {"policy": "api"}) == 0

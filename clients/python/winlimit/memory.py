@@ -20,15 +20,18 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
-from typing import Any, Callable, List, Optional, Union
+from typing import TYPE_CHECKING, Any, Callable, List, Optional, Union
 
 import redis
 
-from . import _commands, _memory_parse, _wait
+from . import _commands, _counting, _memory_parse, _wait
 from ._cache import DEFAULT_SIZE, RejectionCache, forget, lookup, remember
 from ._commands import Key, Pairs
 from ._decision import Decision
 from ._memory_decide import Buckets, Counter, Log, Reply, Tat
+
+if TYPE_CHECKING:
+    from .metrics import Metrics
 
 __all__ = ["DEFAULT_MAX_KEYS", "Limiter"]
 
@@ -50,18 +53,20 @@ def _text(arg: Any) -> str:
 class Limiter:
     """`winlimit.Limiter`'s methods (`slide`, `fixed`, `gcra`, `reset`) over this process's
     memory. `clock` returns the time in ms since the epoch (default: the wall clock; tests
-    pass their own); `max_keys` bounds the keys held; `name`, `cache_rejections` and
-    `cache_size` are `winlimit.Limiter`'s. Safe to call from several threads."""
+    pass their own); `max_keys` bounds the keys held; `name`, `cache_rejections`,
+    `cache_size` and `metrics` are `winlimit.Limiter`'s (its decisions count as outcome
+    `fallback`). Safe to call from several threads."""
 
     def __init__(self, name: str = _commands.DEFAULT_NAME, *, max_keys: int = DEFAULT_MAX_KEYS,
                  clock: Clock = wall_clock_ms, cache_rejections: bool = False, cache_size: int = DEFAULT_SIZE,
-                 max_limit: int = _memory_parse.DEFAULT_MAX_LIMIT):
+                 max_limit: int = _memory_parse.DEFAULT_MAX_LIMIT, metrics: Optional["Metrics"] = None):
         if isinstance(max_keys, bool) or not isinstance(max_keys, int) or max_keys < 1:
             raise ValueError(f"max_keys must be a positive int, not {max_keys!r}")
         self.name = _commands.check_name(name)
         self.max_keys = max_keys
         self.max_limit = max_limit
         self.clock = clock
+        self.metrics = metrics
         self.rejections: Optional[RejectionCache] = RejectionCache(cache_size) if cache_rejections else None
         self._keys: "OrderedDict[str, State]" = OrderedDict()  # least recently used first
         self._calls_since_sweep = 0
@@ -106,9 +111,10 @@ class Limiter:
     def _once(self, call: _commands.Call) -> Decision:
         cached = lookup(self.rejections, call)
         if cached is not None:
-            return cached
+            return _counting.decided(self.metrics, cached)
         reply = self.execute_command(*call.args)
-        return remember(self.rejections, call, Decision.from_reply(reply, call.policies, "memory"))
+        return _counting.decided(self.metrics, remember(self.rejections, call, Decision.from_reply(reply, call.policies,
+                                                                                                   "memory")))
 
     def execute_command(self, command: Any, key: Any, *args: Any) -> Reply:
         """Answers one WINLIMIT command line (`"WINLIMIT.SLIDE", key, 1000, 3`) at the
