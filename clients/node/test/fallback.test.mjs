@@ -10,9 +10,11 @@ import { Limiter, MemoryLimiter } from "winlimit";
 import { Metrics } from "winlimit/metrics";
 import { FRAMEWORKS, withApp } from "./support/apps.mjs";
 import { LIBRARIES } from "./support/clients.mjs";
+import { redisForFile } from "./support/fixture.mjs";
 import { adminClient, RedisServer } from "./support/servers.mjs";
 
 const LIMIT = 3;
+const ctx = redisForFile();
 const check = (l, key) => l.fixed(key, 60_000, LIMIT);
 const remaining = (response) => Number(/;r=(\d+)/.exec(response.headers.get("RateLimit"))[1]);
 
@@ -77,6 +79,28 @@ for (const framework of Object.keys(FRAMEWORKS)) {
       } finally {
         await redis.close();
       }
+    });
+
+    test("the fallback decides when Redis gives no answer in time", async () => {
+      const logs = [];
+      const options = { limiter: ctx.limiter, check, fallback: new MemoryLimiter(), timeoutMs: 200, logger: (m, level) => logs.push([level, m]) };
+      await withApp(framework, options, async (get) => {
+        assert.equal(remaining(await get()), LIMIT - 1); // Redis decided
+        await ctx.admin.sendCommand(["CLIENT", "PAUSE", "10000", "WRITE"]);
+        const paused = [];
+        try {
+          for (let i = 0; i < 2; i++) paused.push(await get());
+        } finally {
+          await ctx.admin.sendCommand(["CLIENT", "UNPAUSE"]);
+        }
+        // The fallback's own count: Redis's first unit is not in it.
+        assert.deepEqual(paused.map((p) => [p.status, remaining(p)]), [[200, LIMIT - 1], [200, LIMIT - 2]]);
+        assert.equal(logs.length, 1, JSON.stringify(logs));
+        assert.match(logs[0][1], /^winlimit: Redis failed \(TimeoutError: no answer from Redis within 200 ms\)/);
+        await get();
+      });
+      assert.deepEqual(logs.slice(1), [["info", "winlimit: Redis answers again: deciding by Redis"]]);
+      assert.ok(Number(await ctx.admin.sendCommand(["GET", "rl:127.0.0.1"])) >= 2);
     });
   });
 }

@@ -113,3 +113,23 @@ def test_each_outage_is_warned_about_once(framework, start_server, caplog):
             redis_server.start(port)
             assert http.get("/").status_code == 200
     assert len(winlimit_lines(caplog, "WARNING")) == 2
+
+
+@pytest.mark.parametrize("framework", list(FRAMEWORKS))
+def test_the_fallback_decides_when_redis_gives_no_answer_in_time(framework, server, r, caplog):
+    caplog.set_level(logging.INFO, logger="winlimit")
+    make_app, serve = FRAMEWORKS[framework]
+    with serve(make_app(server.port, winlimit.memory.Limiter(), timeout=0.2)) as http:
+        assert remaining(http.get("/")) == LIMIT - 1  # Redis decided
+        r.execute_command("CLIENT", "PAUSE", 10_000, "WRITE")
+        try:
+            paused = [http.get("/") for _ in range(2)]
+        finally:
+            r.execute_command("CLIENT", "UNPAUSE")
+        # The fallback's own count: Redis's first unit is not in it.
+        assert [(p.status_code, remaining(p)) for p in paused] == [(200, LIMIT - 1), (200, LIMIT - 2)]
+        warnings = winlimit_lines(caplog, "WARNING")
+        assert len(warnings) == 1 and warnings[0].startswith("winlimit: Redis failed (TimeoutError: "), warnings
+        http.get("/")
+    assert winlimit_lines(caplog, "INFO") == ["winlimit: Redis answers again: deciding by Redis"]
+    assert int(r.get("rl:127.0.0.1")) >= 2
