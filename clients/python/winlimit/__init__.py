@@ -7,7 +7,8 @@
         ...  # decision.headers() has RateLimit-Policy, RateLimit and Retry-After
 
 `winlimit.asyncio.Limiter` is the same over redis.asyncio; `winlimit.asgi` (the `asgi` extra)
-has a Starlette/FastAPI middleware and a FastAPI dependency.
+has a Starlette/FastAPI middleware and a FastAPI dependency; `winlimit.memory.Limiter` makes
+the same decisions in this process, a middleware's `fallback=` while Redis is down.
 """
 
 from __future__ import annotations
