@@ -242,4 +242,4 @@ pub fn decide(now: i64, request: &GcraRequest, mode: Mode, stored: Option<Stored
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
