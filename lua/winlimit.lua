@@ -91,11 +91,14 @@ end
 
 -- Arguments repeat from call to call (the same window and limit): their integers are kept
 -- (a library's state outlives a call; a script's does not, and gains nothing), at most
--- ARG_CACHE_SIZE of them, so odd arguments cannot grow it without bound.
+-- ARG_CACHE_SIZE short ones, so odd arguments cannot grow it without bound.
 local ARG_CACHE_SIZE = 256
 local arg_cache, arg_cache_len = {}, 0
 
 local function arg_int(s)
+  if #s > 20 then -- longer than any i64: not kept (nor held from the garbage collector)
+    return parse_int(s)
+  end
   local n = arg_cache[s]
   if n ~= nil then
     return n or nil
