@@ -7,11 +7,14 @@ import os
 import pytest
 import redis
 
+from kit import editions
 from kit.aof import APPEND_ONLY
 from kit.fixtures import module_server
 from kit.server import REDIS_62
 from kit.errors import error_of
 from kit.keyspace import server_ms, snapshot
+
+pytestmark = editions.module_only("CL.THROTTLE is not part of the library")
 
 
 SEQUENCE = os.path.join(os.path.dirname(__file__), "data", "redis_cell_sequence.json")
@@ -109,7 +112,7 @@ def test_cell_compat_cannot_be_changed_at_run_time(compat, rc):
     assert throttle(rc, "k", 4, 10, 60)[:2] == [0, 5]
 
 
-@pytest.mark.skipif(REDIS_62, reason="Redis 6.2 has no module configs: cell-compat is a module argument there")
+@pytest.mark.skipif(REDIS_62, reason="Redis 6 (6.0, 6.2) has no module configs: cell-compat is a module argument there")
 def test_the_config_file_setting_registers_it(start_server):
     s = start_server(args=["--winlimit.cell-compat", "yes"])
     assert s.client.execute_command("CL.THROTTLE", "k", 4, 10, 60)[:3] == [0, 5, 4]

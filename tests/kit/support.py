@@ -7,9 +7,12 @@ sleeps, and the two ways of promoting a replica.
 import time
 import uuid
 
+import pytest
+
 from kit import commands
 from kit.commands import call
 from kit.keyspace import server_ms
+from kit.server import REDIS_60
 
 
 W = 60000           # long windows: nothing expires while keyspaces are compared
@@ -59,6 +62,20 @@ def workload(r):
     for command in commands.DEFAULT:  # every command of the kit's table, on a key of its own
         r.execute_command(command.name, "t:" + command.short, *command.sample)
     return 13 + len(commands.WRITERS)
+
+
+def each_writers_key(r, prefix, persist=True):
+    """For every writer of the kit's table, key `<prefix><short>` holding one unit of its
+    sample call (limit 5), a log with a stale entry too, and no TTL unless persist=False: a
+    call that wrongly writes (trims, heals the TTL) changes the key."""
+    now = server_ms(r)
+    for c in commands.WRITERS:
+        key = prefix + c.short
+        r.execute_command(c.name, key, *c.sample)
+        if c.key_type == "zset":
+            r.zadd(key, {"stale": now - 10**7})
+        if persist:
+            r.persist(key)
 
 
 class KeyEvents:
@@ -112,6 +129,8 @@ def promote_with_replicaof_no_one(master, replica):
 
 def promote_with_failover(master, replica):
     """The master pauses writes, waits for the replica to catch up, then swaps roles."""
+    if REDIS_60:
+        pytest.skip("FAILOVER arrived in Redis 6.2")
     master.client.execute_command("FAILOVER", "TO", "127.0.0.1", replica.port)
     wait_until(lambda: role(replica) == "master" and role(master) == "slave"
                and master.client.info("replication")["master_failover_state"] == "no-failover",
