@@ -1143,6 +1143,12 @@ local function serve(entry, keys, args)
   if type(result) == 'table' and (result.winlimit_error or result.err) then
     return redis.error_reply(result.winlimit_error or result.err)
   end
+  -- Redis 6.x raises a refused command (READONLY on a replica, OOM) as text after the script's
+  -- place: the server's own error, replied as it is.
+  local refused = type(result) == 'string' and result:match('^@user_script:%s*%d+:%s*%-(%u+ .*)$')
+  if refused then
+    return redis.error_reply(refused)
+  end
   return redis.error_reply('ERR winlimit library internal error: ' .. tostring(result))
 end
 
