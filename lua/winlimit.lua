@@ -334,6 +334,32 @@ local function call(...)
   return redis.call(...)
 end
 
+-- A script without flags (Redis 6.x) is checked for maxmemory and a read-only replica only at
+-- its first write command, not at its start as a Function or a module command is, and a
+-- call's first write may be one Redis lets through (PEXPIREAT, ZREMRANGEBYSCORE, DEL). So in
+-- a script the first write is preceded by SETRANGE key 0 "", which changes nothing whatever
+-- the key holds, and whose OOM or READONLY refusal is the call's, before anything is written.
+-- Its other errors (WRONGTYPE, NOPERM) are not refusals. A call that writes nothing is not
+-- checked (the module's writers are refused under maxmemory even then).
+local first_write_guard = false
+
+-- Redis 6.x gives a refused command (READONLY on a replica, OOM) as its own error line after
+-- the script's place ("@user_script: 319: -OOM ...\r\n"): the server's error, as it is.
+local function server_refusal(text)
+  if type(text) == 'table' then text = text.err end
+  return type(text) == 'string' and text:match('^@user_script:%s*%d+:%s*%-(%u+ .-)%s*$') or nil
+end
+
+local function write(key, ...)
+  if first_write_guard then
+    first_write_guard = false
+    local reply = redis.pcall('SETRANGE', key, 0, '')
+    local refused = server_refusal(reply) or (type(reply) == 'table' and reply.err)
+    if refused and (refused:match('^OOM ') or refused:match('^READONLY ')) then fail(refused) end
+  end
+  return redis.call(...)
+end
+
 -- The server's clock in ms; never the application's. (TIME's fields are decimal text, which
 -- Lua's arithmetic reads as numbers.)
 local function server_ms()
@@ -381,12 +407,12 @@ end
 -- SET key value with an absolute expiry (6.0 has no PXAT: SET, then PEXPIREAT).
 local function set_with_expiry(key, value, at)
   if at == nil then
-    call('SET', key, value)
+    write(key, 'SET', key, value)
   elseif HAS_EXPIRETIME then
-    call('SET', key, value, 'PXAT', fmt(at))
+    write(key, 'SET', key, value, 'PXAT', fmt(at))
   else
-    call('SET', key, value)
-    call('PEXPIREAT', key, fmt(at))
+    write(key, 'SET', key, value)
+    write(key, 'PEXPIREAT', key, fmt(at))
   end
 end
 
@@ -546,7 +572,7 @@ local function zadd_new(key, score, count, first)
       argv[2 * i] = fmt(candidate)
       candidate = next_member(candidate)
     end
-    left = left - call('ZADD', key, 'NX', unpack(argv))
+    left = left - write(key, 'ZADD', key, 'NX', unpack(argv))
   end
 end
 
@@ -599,11 +625,11 @@ local function slide_exact(key, req, record)
     end
   end
   local expire_at = newest_after and expiry_to_set(newest_after, largest.window_ms, (not discard) and log.expiry or nil)
-  if discard then call('DEL', key) end
-  if trim then call('ZREMRANGEBYSCORE', key, '-inf', fmt(trim)) end
+  if discard then write(key, 'DEL', key) end
+  if trim then write(key, 'ZREMRANGEBYSCORE', key, '-inf', fmt(trim)) end
   if records then zadd_new(key, now, cost, next_member(log.newest_member)) end
   if expire_at and (records or (not discard and log.len > 0)) then
-    call('PEXPIREAT', key, fmt(expire_at))
+    write(key, 'PEXPIREAT', key, fmt(expire_at))
   end
   return verdict
 end
@@ -839,7 +865,7 @@ end
 -- Carries the decision out: BITFIELD SET i64 for the changed words of a ring kept, SET (with
 -- the expiry) for a new or grown one, PEXPIREAT, DEL, as the module replicates them.
 local function bucket_apply(key, bytes, plan, after, live, view, window_ms)
-  if plan.discard then call('DEL', key) end
+  if plan.discard then write(key, 'DEL', key) end
   local expire_at = plan.expire_at
   local exists = live ~= nil
   if after then
@@ -859,7 +885,7 @@ local function bucket_apply(key, bytes, plan, after, live, view, window_ms)
         change(start_word(j), start, word(bytes, start_word(j)))
         change(start_word(j) + 1, units, nil)
       end
-      call('BITFIELD', key, unpack(set))
+      write(key, 'BITFIELD', key, unpack(set))
     else
       local at = expire_at or ((not plan.discard) and plan.stored_expiry or nil)
       expire_at = nil
@@ -867,7 +893,7 @@ local function bucket_apply(key, bytes, plan, after, live, view, window_ms)
     end
     exists = true
   end
-  if expire_at and exists then call('PEXPIREAT', key, fmt(expire_at)) end
+  if expire_at and exists then write(key, 'PEXPIREAT', key, fmt(expire_at)) end
 end
 
 local function slide_bucketed(key, req, record)
@@ -1018,10 +1044,10 @@ local function fixed(key, args, record)
   if records and live == nil then
     set_with_expiry(key, fmt(req.cost), window_end)
   elseif records then
-    if req.cost == 1 then call('INCR', key) else call('INCRBY', key, fmt(req.cost)) end
-    if missing_expiry then call('PEXPIREAT', key, fmt(window_end)) end
+    if req.cost == 1 then write(key, 'INCR', key) else write(key, 'INCRBY', key, fmt(req.cost)) end
+    if missing_expiry then write(key, 'PEXPIREAT', key, fmt(window_end)) end
   elseif missing_expiry then
-    call('PEXPIREAT', key, fmt(window_end))
+    write(key, 'PEXPIREAT', key, fmt(window_end))
   end
   return verdict
 end
@@ -1143,9 +1169,7 @@ local function serve(entry, keys, args)
   if type(result) == 'table' and (result.winlimit_error or result.err) then
     return redis.error_reply(result.winlimit_error or result.err)
   end
-  -- Redis 6.x raises a refused command (READONLY on a replica, OOM) as text after the script's
-  -- place: the server's own error, replied as it is.
-  local refused = type(result) == 'string' and result:match('^@user_script:%s*%d+:%s*%-(%u+ .*)$')
+  local refused = server_refusal(result)
   if refused then
     return redis.error_reply(refused)
   end
@@ -1180,5 +1204,6 @@ else
   end
   local args = {}
   for i = 2, #ARGV do args[i - 1] = ARGV[i] end
+  first_write_guard = true
   return serve(entry, KEYS, args)
 end
