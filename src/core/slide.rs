@@ -7,7 +7,8 @@
 //! Nothing here touches Redis: the keyspace adapter answers the few questions of
 //! [`LogView`] from a sorted set and carries out the returned [`SlidePlan`].
 
-use crate::core::parse::{self, ArgError, Options};
+use crate::core::block;
+use crate::core::parse::{self, ArgError, Extras, Options};
 use crate::core::request::{Mode, Window, Windows, MAX_WINDOWS};
 use crate::core::verdict::{bind, remaining, PairVerdict, Verdict, NEVER};
 
@@ -19,6 +20,8 @@ pub struct SlideRequest {
     pub cost: i64,
     /// `BUCKET ms`: count per bucket of this many ms instead of one entry per unit.
     pub bucket_ms: Option<i64>,
+    /// `REFUND n`, `BLOCK ms`.
+    pub extras: Extras,
 }
 
 /// With `BUCKET`, a limit may be this large: the key's size does not grow with it.
@@ -33,11 +36,15 @@ pub fn parse(args: &[&[u8]], max_limit: i64) -> Result<SlideRequest, ArgError> {
     let bucketed = |options: &[&[u8]]| options.iter().any(|o| o.eq_ignore_ascii_case(b"BUCKET"));
     let (windows, options) =
         parse::windows(args, |options| if bucketed(options) { MAX_BUCKETED_LIMIT } else { max_limit })?;
-    let mut request = SlideRequest { windows, cost: 1, bucket_ms: None };
+    let mut request = SlideRequest { windows, cost: 1, bucket_ms: None, extras: Extras::default() };
     let mut options = Options::new(options);
+    let mut cost_given = false;
     while let Some(word) = options.next_word() {
         if word.eq_ignore_ascii_case(b"COST") {
             request.cost = parse::cost(options.value("COST")?)?;
+            cost_given = true;
+        } else if request.extras.take(word, &mut options)? {
+            continue;
         } else if word.eq_ignore_ascii_case(b"BUCKET") {
             request.bucket_ms = Some(bucket_ms(options.value("BUCKET")?, &windows)?);
         } else if parse::looks_like_integer(word) {
@@ -46,6 +53,7 @@ pub fn parse(args: &[&[u8]], max_limit: i64) -> Result<SlideRequest, ArgError> {
             return Err(ArgError::unknown_option(word));
         }
     }
+    request.extras.check(cost_given)?;
     Ok(request)
 }
 

@@ -21,15 +21,18 @@ impl MemoryKey {
         }
         if let Some(write) = plan.write {
             let mut buf = [0; ENCODED_MAX];
-            self.value = Some(String::from_utf8(encode(write.tat, &mut buf).to_vec()).unwrap());
+            self.value = Some(String::from_utf8(encode(write.tat, write.blocked_until, &mut buf).to_vec()).unwrap());
             self.expires_at = Some(write.expire_at);
+        }
+        if plan.delete {
+            (self.value, self.expires_at) = (None, None);
         }
         plan.verdict
     }
 }
 
 fn gcra(period_ms: i64, limit: i64, burst: i64, cost: i64) -> GcraRequest {
-    GcraRequest { period_ms, limit, burst, cost, reads_cell_state: false }
+    GcraRequest { period_ms, limit, burst, cost, reads_cell_state: false, extras: Extras::default() }
 }
 
 /// The bucket as tokens: `level / period_ms` units, refilling by `limit` per ms.
@@ -93,7 +96,7 @@ fn cost_zero_answers_and_writes_nothing() {
 #[test]
 fn values_winlimit_does_not_write_are_not_gcra_states() {
     for bad in
-        ["5", "gcra:1:2", "gcra:1:3:3", "gcra:1:-1:3", "gcra:1:0:0", "gcra:01:0:3", "gcra:1:0:3:4", "GCRA:1:0:3", ""]
+        ["5", "gcra:1:2", "gcra:1:3:3", "gcra:1:-1:3", "gcra:1:0:0", "gcra:01:0:3", "gcra:1:0:3:x", "gcra:1:0:3:4:5", "GCRA:1:0:3", ""]
     {
         assert_eq!(decode(bad.as_bytes(), false), Err(NotGcra), "{bad:?}");
     }
@@ -274,7 +277,7 @@ proptest! {
     ) {
         let rem = ((den as f64) * rem_frac) as i64 % den;
         let stored = Some(cell.map_or(Stored::Tat(Tat { ms, rem, den }), Stored::CellNanos));
-        let r = GcraRequest { period_ms, limit, burst, cost, reads_cell_state: true };
+        let r = GcraRequest { period_ms, limit, burst, cost, reads_cell_state: true, extras: Extras::default() };
         let plan = decide(now, &r, mode, stored);
         prop_assert!((0..=burst).contains(&plan.verdict.remaining));
         prop_assert!(plan.verdict.retry_after_ms >= NEVER && plan.verdict.reset_after_ms >= 0);

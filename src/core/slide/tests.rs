@@ -105,7 +105,7 @@ fn windows(pairs: &[(i64, i64)], cost: i64) -> SlideRequest {
     for &(window_ms, limit) in pairs {
         assert!(windows.insert(Window { window_ms, limit }));
     }
-    SlideRequest { windows, cost, bucket_ms: None }
+    SlideRequest { windows, cost, bucket_ms: None, extras: Default::default() }
 }
 
 #[test]

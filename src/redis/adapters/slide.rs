@@ -4,6 +4,7 @@
 
 use crate::core::parse::parse_int;
 use crate::core::slide::{self, next_member, Entry, LogView, SlidePlan, SlideRequest};
+use crate::core::request::Mode;
 use crate::core::verdict::Verdict;
 use crate::redis::adapters::{bucketed, Adapter};
 use crate::redis::call::{Call, CommandError};
@@ -16,8 +17,10 @@ pub struct Slide;
 impl Adapter for Slide {
     type Request = SlideRequest;
 
-    fn parse(args: &[&[u8]]) -> Result<SlideRequest, CommandError> {
-        Ok(slide::parse(args, config::max_limit())?)
+    fn parse(args: &[&[u8]], mode: Mode) -> Result<SlideRequest, CommandError> {
+        let request = slide::parse(args, config::max_limit())?;
+        request.extras.check_mode(mode)?;
+        Ok(request)
     }
 
     /// Reads the log, decides, writes. With `BUCKET` the bucketed log takes the call.
