@@ -54,6 +54,9 @@ pub fn parse(args: &[&[u8]], max_limit: i64) -> Result<SlideRequest, ArgError> {
         }
     }
     request.extras.check(cost_given)?;
+    if request.bucket_ms.is_some() && request.extras != Extras::default() {
+        return Err(ArgError::new("REFUND and BLOCK do not serve BUCKET logs yet"));
+    }
     Ok(request)
 }
 
@@ -125,6 +128,8 @@ pub trait LogView {
     fn nth_newest(&mut self, n: u64) -> Option<i64>;
     /// The score of the `n`-th (from 0) oldest entry.
     fn nth_oldest(&mut self, n: u64) -> Option<i64>;
+    /// The end of the stored block (the marker), in force or not; not an entry.
+    fn blocked_until(&self) -> Option<i64>;
 }
 
 /// `count` new entries, all at `score`, with members `first_member`, then each
@@ -148,13 +153,57 @@ pub struct SlidePlan {
     pub append: Option<Append>,
     /// Give the key this absolute expiry (ms).
     pub expire_at: Option<i64>,
+    /// `BLOCK`: store the marker of a block ending then, replacing `unblock`'s.
+    pub block: Option<i64>,
+    /// The marker of a block that has ended, to remove with `block`'s arrival.
+    pub unblock: Option<i64>,
 }
 
 impl SlidePlan {
     /// True when carrying out the plan changes nothing.
     pub fn is_noop(&self) -> bool {
-        !self.discard && self.trim_through.is_none() && self.append.is_none() && self.expire_at.is_none()
+        !self.discard
+            && self.trim_through.is_none()
+            && self.append.is_none()
+            && self.expire_at.is_none()
+            && self.block.is_none()
     }
+
+    fn nothing(verdict: Verdict) -> Self {
+        SlidePlan { verdict, discard: false, trim_through: None, append: None, expire_at: None, block: None, unblock: None }
+    }
+}
+
+/// The member of the marker a block is stored as (`block:<until>`), scored `+inf`: after
+/// every entry, and never in a window.
+pub fn block_member(until: i64, buf: &mut [u8; 26]) -> &[u8] {
+    buf[..6].copy_from_slice(BLOCK_PREFIX);
+    let len = 6 + parse::format_int(until, &mut buf[6..]);
+    &buf[..len]
+}
+
+const BLOCK_PREFIX: &[u8] = b"block:";
+
+/// The block's end from a member scored `+inf`; `None` when it is not a marker.
+pub fn parse_block_member(member: &[u8]) -> Option<i64> {
+    member.strip_prefix(BLOCK_PREFIX).and_then(parse::parse_int)
+}
+
+/// `REFUND n`: how many of the newest entries go, at most those the largest window counts;
+/// none while a block is in force (a refund never lifts one). The reply is the peek of cost
+/// 1 that follows.
+pub fn refund_take(now: i64, request: &SlideRequest, n: i64, log: &mut impl LogView) -> u64 {
+    if block::in_force(log.blocked_until(), now).is_some() || log.expires_at().is_some_and(|at| at <= now) {
+        return 0;
+    }
+    let len = log.len();
+    let stale = if len == 0 { 0 } else { log.count_through(now.saturating_sub(request.windows.largest().window_ms)) };
+    (len - stale.min(len)).min(u64::try_from(n).unwrap_or(0))
+}
+
+/// The request a refund replies as: a peek of cost 1.
+pub fn peek_of(request: &SlideRequest) -> SlideRequest {
+    SlideRequest { cost: 1, extras: Extras::default(), ..*request }
 }
 
 /// Entries that left the window are removed once they are at least this fraction
@@ -197,12 +246,31 @@ pub fn settle(pairs: &mut [PairVerdict], windows: &Windows, recorded: Option<i64
     }
 }
 
-/// Decides one call at `now` against the stored log.
+/// Decides one call at `now` against the stored log and its block.
+pub fn decide(now: i64, request: &SlideRequest, mode: Mode, log: &mut impl LogView) -> SlidePlan {
+    let stored_block = log.blocked_until();
+    let mut plan = decide_log(now, request, mode, log);
+    if let Some(until) = block::in_force(stored_block, now) {
+        return SlidePlan::nothing(block::while_blocked(plan.verdict, now, until));
+    }
+    if let Some(until) = block::starts(&plan.verdict, mode, request.extras.block_ms, false, now) {
+        plan.verdict = block::while_blocked(plan.verdict, now, until);
+        (plan.block, plan.unblock) = (Some(until), stored_block);
+        // The key lives at least until the block ends.
+        let expiry = plan.expire_at.or(log.expires_at());
+        if expiry.map_or(true, |at| at < until) {
+            plan.expire_at = Some(until);
+        }
+    }
+    plan
+}
+
+/// Decides one call at `now` against the stored log alone.
 ///
 /// Reads no more of the log than the verdict needs: the entries that left the largest
 /// window, for each shorter window at most its limit counted from the newest end, and on a
 /// rejection the entry whose departure makes room, reached from the nearer end.
-pub fn decide(now: i64, request: &SlideRequest, mode: Mode, log: &mut impl LogView) -> SlidePlan {
+fn decide_log(now: i64, request: &SlideRequest, mode: Mode, log: &mut impl LogView) -> SlidePlan {
     let largest = request.windows.largest();
     let stored_expiry = log.expires_at();
     // A log whose expiry has come is an empty window, even if Redis still shows it.
@@ -235,7 +303,7 @@ pub fn decide(now: i64, request: &SlideRequest, mode: Mode, log: &mut impl LogVi
     let verdict = bind(pairs);
 
     if mode == Mode::Peek {
-        return SlidePlan { verdict, discard: false, trim_through: None, append: None, expire_at: None };
+        return SlidePlan::nothing(verdict);
     }
     let discard = expired || (len > 0 && stale == len);
     let trim_through = (!discard && stale > 0 && stale * TRIM_FRACTION >= len).then(|| {
@@ -254,7 +322,7 @@ pub fn decide(now: i64, request: &SlideRequest, mode: Mode, log: &mut impl LogVi
     // to the slack longer, so the expiry moves once per slack, not on every call.
     let current_expiry = if discard { None } else { stored_expiry };
     let expire_at = newest_after.and_then(|t| expiry_to_set(t, largest.window_ms, current_expiry));
-    SlidePlan { verdict, discard, trim_through, append, expire_at }
+    SlidePlan { verdict, discard, trim_through, append, expire_at, block: None, unblock: None }
 }
 
 /// One pair's answer before anything is recorded: `remaining` is what the window has left

@@ -9,6 +9,8 @@ use proptest::prelude::*;
 struct MemoryLog {
     entries: Vec<Entry>,
     expires_at: Option<i64>,
+    /// The block marker's end.
+    blocked: Option<i64>,
 }
 
 impl LogView for MemoryLog {
@@ -47,12 +49,16 @@ impl LogView for MemoryLog {
     fn nth_oldest(&mut self, n: u64) -> Option<i64> {
         self.entries.get(n as usize).map(|e| e.score)
     }
+
+    fn blocked_until(&self) -> Option<i64> {
+        self.blocked
+    }
 }
 
 impl MemoryLog {
     fn with_scores(scores: &[i64]) -> Self {
         let entries = scores.iter().map(|&score| Entry { score, member: None }).collect();
-        MemoryLog { entries, expires_at: None }
+        MemoryLog { entries, expires_at: None, blocked: None }
     }
 
     fn call(&mut self, now: i64, request: &SlideRequest, mode: Mode) -> Verdict {
@@ -84,11 +90,25 @@ impl MemoryLog {
             }
             self.entries.sort_by_key(|e| (e.score, e.member));
         }
-        if self.entries.is_empty() {
+        if plan.block.is_some() {
+            assert_eq!(plan.unblock, self.blocked, "a new marker replaces the old one");
+            self.blocked = plan.block;
+        }
+        if self.entries.is_empty() && self.blocked.is_none() {
             *self = MemoryLog::default();
         } else if let Some(at) = plan.expire_at {
             self.expires_at = Some(at);
         }
+    }
+
+    /// `REFUND n` as the adapter runs it: the newest entries go, then the peek replies.
+    fn refund(&mut self, now: i64, request: &SlideRequest, n: i64) -> Verdict {
+        let take = refund_take(now, request, n, self) as usize;
+        self.entries.truncate(self.entries.len() - take);
+        if self.entries.is_empty() && self.blocked.is_none() {
+            *self = MemoryLog::default();
+        }
+        decide(now, &peek_of(request), Mode::Peek, self).verdict
     }
 
     fn counted(&self, now: i64, window: i64) -> i64 {
@@ -582,6 +602,84 @@ proptest! {
                     prop_assert!(units_in_window(&accepted, t, w) <= l);
                 }
             }
+        }
+    }
+}
+
+fn with_block(request: SlideRequest, block_ms: i64) -> SlideRequest {
+    SlideRequest { extras: Extras { refund: None, block_ms: Some(block_ms) }, ..request }
+}
+
+#[test]
+fn a_refund_takes_the_newest_entries_and_replies_the_peek() {
+    let mut log = MemoryLog::with_scores(&[100, 200, 300]);
+    let r = request(1000, 3, 1);
+    let v = log.refund(400, &r, 2);
+    assert_eq!(log.entries.iter().map(|e| e.score).collect::<Vec<_>>(), [100]);
+    assert_eq!(v, log.clone().call(400, &r, Mode::Peek));
+    assert_eq!(v.to_array(), [1, 3, 2, 0, 700]);
+}
+
+#[test]
+fn a_refund_takes_no_entry_that_left_the_window() {
+    let mut log = MemoryLog::with_scores(&[100, 1500]);
+    log.refund(1600, &request(1000, 3, 1), 5);
+    assert_eq!(log.entries.iter().map(|e| e.score).collect::<Vec<_>>(), [100]);
+}
+
+#[test]
+fn a_block_rejects_everything_until_it_ends_and_is_not_extended() {
+    let mut log = MemoryLog::with_scores(&[100, 200]);
+    let r = with_block(request(1000, 2, 1), 5000);
+    assert_eq!(log.call(300, &r, Mode::Record).to_array(), [0, 2, 0, 5000, 5000]);
+    assert_eq!((log.blocked, log.expires_at), (Some(5300), Some(5300)));
+    assert_eq!(log.call(2000, &r, Mode::Record).to_array(), [0, 2, 0, 3300, 3300], "not extended");
+    assert_eq!(log.call(2000, &request(1000, 2, 1), Mode::Peek).retry_after_ms, 3300);
+    assert_eq!(log.refund(2000, &request(1000, 2, 1), 1).allowed, false, "a refund never lifts it");
+    assert_eq!(log.call(5300, &r, Mode::Record).to_array(), [1, 2, 1, 0, 1000]);
+}
+
+proptest! {
+    /// Refunds and blocks against a brute-force log: a block rejects every call until it
+    /// ends, rejections do not extend it, a refund takes the newest counted units (none
+    /// while blocked) and replies the peek that follows.
+    #[test]
+    fn refund_and_block_match_the_reference_model(
+        window in 1i64..200,
+        limit in 1i64..6,
+        calls in proptest::collection::vec((0i64..40, 0i64..4, proptest::option::of(1i64..300)), 1..60),
+    ) {
+        let mut log = MemoryLog::default();
+        let mut units: Vec<i64> = Vec::new();
+        let mut blocked_until = i64::MIN;
+        let mut now = 1_000;
+        for (gap, cost, block_ms) in calls {
+            now += gap;
+            units.retain(|&t| now - t < window);
+            let blocked = blocked_until > now;
+            if cost == 0 {
+                let v = log.refund(now, &request(window, limit, 1), block_ms.unwrap_or(1));
+                if !blocked {
+                    let keep = units.len().saturating_sub(block_ms.unwrap_or(1) as usize);
+                    units.truncate(keep);
+                }
+                prop_assert_eq!(v.allowed, !blocked && (units.len() as i64) < limit);
+                continue;
+            }
+            let r = SlideRequest { extras: Extras { refund: None, block_ms }, ..request(window, limit, cost) };
+            let v = log.call(now, &r, Mode::Record);
+            let fits = !blocked && units.len() as i64 + cost <= limit;
+            prop_assert_eq!(v.allowed, fits);
+            if fits {
+                units.extend(std::iter::repeat(now).take(cost as usize));
+            } else if let (Some(ms), false, true) = (block_ms, blocked, cost <= limit) {
+                blocked_until = now + ms;
+            }
+            if blocked_until > now {
+                prop_assert_eq!(v.remaining, 0);
+                prop_assert!(v.retry_after_ms >= blocked_until - now);
+            }
+            prop_assert_eq!(log.counted(now, window), units.len() as i64);
         }
     }
 }

@@ -165,6 +165,49 @@ impl WriteKey<'_> {
         self.signal_modified();
     }
 
+    /// `ZREM key member ...`, in commands of at most [`MEMBERS_PER_ZADD`] members; nothing
+    /// at all for no members.
+    pub fn zrem(&mut self, members: &[OwnedString]) {
+        if members.is_empty() {
+            return;
+        }
+        for member in members {
+            let mut deleted: c_int = 0;
+            // SAFETY: a sorted set open for writing (it held `member`), with no range active
+            // (callers drop their cursors first), a live member and a flag to write.
+            unsafe { api!(RedisModule_ZsetRem(self.0.handle, member.as_ptr(), &mut deleted)) };
+        }
+        for chunk in members.chunks(MEMBERS_PER_ZADD as usize) {
+            let mut argv = StringList::with_capacity(chunk.len());
+            for member in chunk {
+                argv.push(member);
+            }
+            replicate::with_args(self.target(), c"ZREM", &argv);
+        }
+        self.notify(Event::Zrem);
+        if self.kind() == KeyKind::Missing {
+            self.notify(Event::Del);
+        }
+        self.signal_modified();
+    }
+
+    /// `ZADD key +inf member`: the block marker, after every entry.
+    pub fn zadd_marker(&mut self, member: &[u8]) {
+        let member = OwnedString::from_bytes(self.0.ctx, member);
+        let mut flags: c_int = 0;
+        // SAFETY: a key open for writing (missing or a sorted set: the adapter checked), a
+        // live member and flags to read and write.
+        let status = unsafe { api!(RedisModule_ZsetAdd(self.0.handle, f64::INFINITY, member.as_ptr(), &mut flags)) };
+        assert!(status == raw::Status::Ok as c_int, "ZsetAdd refused the block marker");
+        let score = OwnedString::from_bytes(self.0.ctx, b"+inf");
+        let mut argv = StringList::with_capacity(2);
+        argv.push(&score);
+        argv.push(&member);
+        replicate::with_args(self.target(), c"ZADD", &argv);
+        self.notify(Event::Zadd);
+        self.signal_modified();
+    }
+
     /// Rewrites bytes of the string in place, keeping its length and expiry. Local only: the
     /// effect calling it replicates.
     fn rewrite_in_place(&mut self, write: impl FnOnce(&mut [u8])) {
