@@ -14,6 +14,7 @@ MS = 600  # the block: short, so a test polls its end
 # 150 ms, 2 at once), shorter than the block, so the block outlasts the algorithm's own wait.
 ALGORITHMS = {
     "log": ("slide", (300, 2)),
+    "bucket": ("slide", (300, 2, "BUCKET", 100)),
     "fixed": ("fixed", (300, 2)),
     "gcra": ("gcra", (300, 2)),
 }
@@ -117,7 +118,7 @@ def wait_for_the_block_to_end(r, algorithm):
         time.sleep(0.02)
 
 
-@pytest.mark.parametrize("algorithm", ["log", "fixed"])
+@pytest.mark.parametrize("algorithm", ["log", "bucket", "fixed"])
 def test_after_a_block_longer_than_the_window_the_whole_limit_is_back(r, algorithm):
     block(r, algorithm)
     wait_for_the_block_to_end(r, algorithm)

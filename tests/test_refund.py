@@ -11,6 +11,7 @@ W = 60000  # long enough that nothing leaves a window or refills a unit during a
 # name -> (command, arguments after the key): a limit of 5 in each algorithm.
 ALGORITHMS = {
     "log": ("slide", (W, 5)),
+    "bucket": ("slide", (W, 5, "BUCKET", 1000)),
     "fixed": ("fixed", (W, 5)),
     "gcra": ("gcra", (W, 5)),
 }

@@ -54,9 +54,6 @@ pub fn parse(args: &[&[u8]], max_limit: i64) -> Result<SlideRequest, ArgError> {
         }
     }
     request.extras.check(cost_given)?;
-    if request.bucket_ms.is_some() && request.extras != Extras::default() {
-        return Err(ArgError::new("REFUND and BLOCK do not serve BUCKET logs yet"));
-    }
     Ok(request)
 }
 

@@ -15,6 +15,7 @@ pub(crate) struct MemoryHash {
     pub buckets: BTreeMap<i64, i64>,
     pub header: Option<Header>,
     pub expires_at: Option<i64>,
+    pub blocked: Option<i64>,
 }
 
 impl BucketView for MemoryHash {
@@ -28,6 +29,10 @@ impl BucketView for MemoryHash {
 
     fn units(&self, start: i64) -> Result<i64, StoredError> {
         Ok(self.buckets.get(&start).copied().unwrap_or(0))
+    }
+
+    fn blocked_until(&self) -> Option<i64> {
+        self.blocked
     }
 }
 
@@ -54,6 +59,9 @@ impl MemoryHash {
         if let Some((s, units)) = plan.record {
             self.buckets.insert(s, units);
         }
+        if plan.block.is_some() {
+            self.blocked = plan.block;
+        }
         if let Some(header) = plan.header {
             self.header = Some(header);
         }
@@ -69,6 +77,72 @@ impl MemoryHash {
         assert_eq!(h.total, self.buckets.values().sum::<i64>(), "{self:?}");
         assert_eq!(h.oldest, *self.buckets.keys().next().unwrap());
         assert_eq!(h.newest, *self.buckets.keys().last().unwrap());
+    }
+}
+
+impl MemoryHash {
+    /// `REFUND n` as the adapter runs it: the buckets and header change, then the peek replies.
+    fn refund(&mut self, now: i64, request: &SlideRequest, n: i64) -> Verdict {
+        if let Some(change) = refund(now, request, n, self).expect("a valid state") {
+            for (s, units) in change.buckets {
+                if units == 0 {
+                    self.buckets.remove(&s);
+                } else {
+                    self.buckets.insert(s, units);
+                }
+            }
+            match change.header {
+                None => *self = MemoryHash::default(),
+                Some(h) => {
+                    self.header = Some(h);
+                    assert_eq!(h.total, self.buckets.values().sum::<i64>(), "{self:?}");
+                    assert_eq!((h.oldest, h.newest), (*self.buckets.keys().next().unwrap(), *self.buckets.keys().last().unwrap()));
+                }
+            }
+        }
+        self.call(now, &crate::core::slide::peek_of(request), Mode::Peek)
+    }
+}
+
+proptest! {
+    /// With 1 ms buckets the bucketed log is the exact log: refunds and blocks against the
+    /// same brute-force model as the exact log's.
+    #[test]
+    fn refund_and_block_match_the_reference_model(
+        window in 1i64..200,
+        limit in 1i64..6,
+        calls in proptest::collection::vec((0i64..40, 0i64..4, proptest::option::of(1i64..300)), 1..60),
+    ) {
+        let mut key = MemoryHash::default();
+        let mut units: Vec<i64> = Vec::new();
+        let mut blocked_until = i64::MIN;
+        let mut now = 1_000;
+        for (gap, cost, block_ms) in calls {
+            now += gap;
+            units.retain(|&t| now - t < window);
+            let blocked = blocked_until > now;
+            if cost == 0 {
+                let v = key.refund(now, &request(&[(window, limit)], 1, 1), block_ms.unwrap_or(1));
+                if !blocked {
+                    units.truncate(units.len().saturating_sub(block_ms.unwrap_or(1) as usize));
+                }
+                prop_assert_eq!(v.allowed, !blocked && (units.len() as i64) < limit);
+                continue;
+            }
+            let r = SlideRequest { extras: crate::core::parse::Extras { refund: None, block_ms }, ..request(&[(window, limit)], cost, 1) };
+            let v = key.call(now, &r, Mode::Record);
+            let fits = !blocked && units.len() as i64 + cost <= limit;
+            prop_assert_eq!(v.allowed, fits);
+            if fits {
+                units.extend(std::iter::repeat(now).take(cost as usize));
+            } else if let (Some(ms), false, true) = (block_ms, blocked, cost <= limit) {
+                blocked_until = now + ms;
+            }
+            if blocked_until > now {
+                prop_assert_eq!(v.remaining, 0);
+                prop_assert!(v.retry_after_ms >= blocked_until - now);
+            }
+        }
     }
 }
 

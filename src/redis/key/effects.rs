@@ -71,8 +71,13 @@ impl WriteKey<'_> {
     }
 
     /// `BITFIELD key SET i64 #k value ...`: big-endian 64-bit words of the string, rewritten in
-    /// place.
+    /// place; a word past the end grows the string with zeros to hold it, as `BITFIELD` does.
     pub fn set_i64_words(&mut self, words: &[(usize, i64)]) {
+        let needed = words.iter().map(|&(k, _)| (k + 1) * 8).max().unwrap_or(0);
+        if self.string_value().map_or(0, <[u8]>::len) < needed {
+            // SAFETY: a key open for writing that holds a string (the bucketed adapter read it).
+            unsafe { api!(RedisModule_StringTruncate(self.0.handle, needed)) };
+        }
         self.rewrite_in_place(|bytes| bucket_ring::set_words(bytes, words));
         replicate::bitfield_set_i64(self.target(), words);
         self.notify(Event::Setbit);
