@@ -116,17 +116,21 @@ def test_docs_list_the_arguments(rd, name):
     window_ms = {"name": "window_ms", "type": "integer"}
     limit = {"name": "limit", "type": "integer"}
     cost = {"name": "cost", "type": "integer", "token": "COST", "flags": ["optional"]}
+    # REFUND and BLOCK: options of the recording commands only.
+    extras = [] if name.endswith("_ro") else [
+        {"name": "refund", "type": "integer", "token": "REFUND", "flags": ["optional"]},
+        {"name": "block_ms", "type": "integer", "token": "BLOCK", "flags": ["optional"]}]
     if name.startswith("winlimit.fixed"):
         align = {"name": "align", "type": "pure-token", "token": "ALIGN", "flags": ["optional"]}
-        expected = [key, window_ms, limit, cost, align]
+        expected = [key, window_ms, limit, cost, *extras, align]
     elif name.startswith("winlimit.gcra"):
         period = {"name": "period_ms", "type": "integer"}
         burst = {"name": "burst", "type": "integer", "token": "BURST", "flags": ["optional"]}
-        expected = [key, period, limit, burst, cost]
+        expected = [key, period, limit, burst, cost, *extras]
     else:
         pairs = {"name": "window", "type": "block", "flags": ["multiple"], "arguments": [window_ms, limit]}
         bucket = {"name": "bucket_ms", "type": "integer", "token": "BUCKET", "flags": ["optional"]}
-        expected = [key, pairs, cost, bucket]
+        expected = [key, pairs, cost, *extras, bucket]
     assert without_default_display_text(docs(rd, name)["arguments"]) == expected
 
 

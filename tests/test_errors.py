@@ -109,9 +109,36 @@ def cases():
     return out
 
 
+REFUND_ERR = "ERR REFUND must be a positive integer"
+BLOCK_ERR = "ERR BLOCK must be an integer between 1 and 1000000000000"
+
+
+def refund_block_cases():
+    """REFUND and BLOCK on every algorithm: bad values, refused combinations, _RO."""
+    out = []
+    for cmd, args in [("slide", [W, 5]), ("fixed", [W, 5]), ("gcra", [W, 5]), ("slide", [W, 5, "BUCKET", 10])]:
+        stored = {"slide": ["z"], "fixed": ["c"]}.get(cmd, []) if len(args) == 2 else []
+        for key in ["new", *stored]:
+            out += [(cmd, [key, *args, "REFUND", n], REFUND_ERR) for n in BAD_COSTS]
+            out += [(cmd, [key, *args, "BLOCK", ms], BLOCK_ERR)
+                    for ms in ["0", "-1", "1000000000001", "abc", "1.5", ""]]
+            out += [(cmd, [key, *args, *opts], expected) for opts, expected in [
+                (["REFUND"], "ERR REFUND needs a value"),
+                (["BLOCK"], "ERR BLOCK needs a value"),
+                (["REFUND", 1, "refund", 1], "ERR option 'REFUND' given more than once"),
+                (["BLOCK", 1, "block", 1], "ERR option 'BLOCK' given more than once"),
+                (["REFUND", 1, "COST", 1], "ERR REFUND cannot be combined with COST"),
+                (["COST", 2, "REFUND", 1], "ERR REFUND cannot be combined with COST"),
+                (["REFUND", 1, "BLOCK", 10], "ERR REFUND cannot be combined with BLOCK"),
+            ]]
+            out += [(cmd + "_ro", [key, *args, name, 1], f"ERR {name} is an option of the recording commands, not of _RO")
+                    for name in ("REFUND", "BLOCK")]
+    return out
+
+
 @pytest.mark.parametrize("cmd,args,expected", [
     pytest.param(cmd, args, expected, id=" ".join(map(repr, [cmd, *args])))
-    for cmd, args, expected in cases()])
+    for cmd, args, expected in cases() + refund_block_cases()])
 def test_bad_input_gets_exact_error_and_changes_nothing(server, r, cmd, args, expected):
     populate(r)
     before = snapshot(r, dump=True)

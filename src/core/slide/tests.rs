@@ -386,7 +386,7 @@ fn members_start_over_after_a_scripts_member() {
 #[test]
 fn the_sequence_skips_members_that_exist() {
     let entries = vec![Entry { score: 1, member: Some(FIRST) }, Entry { score: 2, member: Some(LAST) }];
-    let mut log = MemoryLog { entries, expires_at: None };
+    let mut log = MemoryLog { entries, expires_at: None, blocked: None };
     log.call(10, &request(1000, 5, 2), Mode::Record);
     let mut members: Vec<_> = log.entries.iter().filter_map(|e| e.member).collect();
     members.sort_unstable();
