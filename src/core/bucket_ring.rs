@@ -204,15 +204,7 @@ pub fn refund_words(ring: &Ring, change: &BucketRefund) -> Vec<(usize, i64)> {
     for &(start, units) in &change.buckets {
         words.push((start_word(ring.slot_of(start, after.bucket_ms)) + 1, units));
     }
-    for (k, new, old) in [
-        (TOTAL, after.total, change.stored.total),
-        (OLDEST, after.oldest, change.stored.oldest),
-        (NEWEST, after.newest, change.stored.newest),
-    ] {
-        if new != old {
-            words.push((k, new));
-        }
-    }
+    words.extend(header_changes(change.stored, after));
     words
 }
 
@@ -260,37 +252,13 @@ pub fn write_for(plan: &BucketPlan, stored: Option<&Ring>, window_ms: i64) -> Re
     let Some(after) = plan.header else {
         // A block on a ring whose header stays: its word alone.
         return Ok(match (plan.block, live) {
-            (Some(until), Some((ring, _))) => {
-                let mut words = ChangedWords::default();
-                words.push((ring.block_word(), until));
-                RingWrite::Words(words)
-            }
+            (Some(_), Some((ring, before))) => RingWrite::Words(in_place(plan, ring, before, before)),
             _ => RingWrite::Nothing,
         });
     };
     match live {
         Some((ring, before)) if span(&after) <= ring.slots() as i64 => {
-            let mut words = ChangedWords::default();
-            for (k, new, old) in [
-                (TOTAL, after.total, before.total),
-                (OLDEST, after.oldest, before.oldest),
-                (NEWEST, after.newest, before.newest),
-            ] {
-                if new != old {
-                    words.push((k, new));
-                }
-            }
-            if let Some((start, units)) = plan.record {
-                let j = ring.slot_of(start, after.bucket_ms);
-                if ring.word(start_word(j)) != start {
-                    words.push((start_word(j), start));
-                }
-                words.push((start_word(j) + 1, units));
-            }
-            if let Some(until) = plan.block {
-                words.push((ring.block_word(), until));
-            }
-            Ok(RingWrite::Words(words))
+            Ok(RingWrite::Words(in_place(plan, ring, before, after)))
         }
         _ => {
             // Grown by doubling, so a key that sees few buckets stays small and a busy one
@@ -324,6 +292,33 @@ pub fn write_for(plan: &BucketPlan, stored: Option<&Ring>, window_ms: i64) -> Re
             Ok(RingWrite::Whole(bytes))
         }
     }
+}
+
+/// The words `plan` changes in `ring`, whose header goes from `before` to `after`.
+fn in_place(plan: &BucketPlan, ring: &Ring, before: Header, after: Header) -> ChangedWords {
+    let mut words = ChangedWords::default();
+    for word in header_changes(before, after) {
+        words.push(word);
+    }
+    if let Some((start, units)) = plan.record {
+        let j = ring.slot_of(start, after.bucket_ms);
+        if ring.word(start_word(j)) != start {
+            words.push((start_word(j), start));
+        }
+        words.push((start_word(j) + 1, units));
+    }
+    if let Some(until) = plan.block {
+        words.push((ring.block_word(), until));
+    }
+    words
+}
+
+/// The header words that differ between `before` and `after`.
+fn header_changes(before: Header, after: Header) -> impl Iterator<Item = (usize, i64)> {
+    [(TOTAL, after.total, before.total), (OLDEST, after.oldest, before.oldest), (NEWEST, after.newest, before.newest)]
+        .into_iter()
+        .filter(|(_, new, old)| new != old)
+        .map(|(k, new, _)| (k, new))
 }
 
 /// Applies `words` to a stored ring's bytes, as the server does in place.

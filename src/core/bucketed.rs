@@ -73,7 +73,11 @@ pub struct BucketPlan {
 
 impl BucketPlan {
     pub fn is_noop(&self) -> bool {
-        !self.discard && self.record.is_none() && self.header.is_none() && self.expire_at.is_none() && self.block.is_none()
+        !self.discard
+            && self.record.is_none()
+            && self.header.is_none()
+            && self.expire_at.is_none()
+            && self.block.is_none()
     }
 
     fn nothing(verdict: Verdict) -> Self {
@@ -182,7 +186,12 @@ pub fn decide(now: i64, request: &SlideRequest, mode: Mode, view: &impl BucketVi
 /// `REFUND n`: up to `n` units leave the newest buckets first, at most those the largest
 /// window counts; nothing while a block is in force. `None` when nothing changes. The reply
 /// is the peek of cost 1 that follows.
-pub fn refund(now: i64, request: &SlideRequest, n: i64, view: &impl BucketView) -> Result<Option<BucketRefund>, StoredError> {
+pub fn refund(
+    now: i64,
+    request: &SlideRequest,
+    n: i64,
+    view: &impl BucketView,
+) -> Result<Option<BucketRefund>, StoredError> {
     let count = count(now, request, view)?;
     let Some(h) = count.header.filter(|_| block::in_force(view.blocked_until(), now).is_none()) else {
         return Ok(None);

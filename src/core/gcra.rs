@@ -99,7 +99,14 @@ pub fn parse_cell(args: &[&[u8]]) -> Result<GcraRequest, ArgError> {
         }
     };
     let burst = max_burst + 1;
-    Ok(GcraRequest { period_ms: period_s * 1000, limit: count, burst, cost, reads_cell_state: true, extras: Extras::default() })
+    Ok(GcraRequest {
+        period_ms: period_s * 1000,
+        limit: count,
+        burst,
+        cost,
+        reads_cell_state: true,
+        extras: Extras::default(),
+    })
 }
 
 fn in_range(value: &[u8], name: &str, min: i64, max: i64) -> Result<i64, ArgError> {
@@ -254,7 +261,11 @@ pub fn decide(now: i64, request: &GcraRequest, mode: Mode, stored: Option<Stored
         let write = write_of(tat_u, request, Some(until));
         let state = Stored::Blocked(write.tat, until);
         let peek = GcraRequest { extras: Extras::default(), ..*request };
-        plan = GcraPlan { verdict: decide(now, &peek, Mode::Peek, Some(state)).verdict, write: Some(write), delete: false };
+        plan = GcraPlan {
+            verdict: decide(now, &peek, Mode::Peek, Some(state)).verdict,
+            write: Some(write),
+            delete: false,
+        };
     }
     plan
 }
@@ -275,7 +286,11 @@ fn refund(now: i64, request: &GcraRequest, n: i64, stored: Option<Stored>, block
         return GcraPlan { verdict: decide(now, &peek, Mode::Peek, None).verdict, write: None, delete: true };
     }
     let write = write_of(after, request, None);
-    GcraPlan { verdict: decide(now, &peek, Mode::Peek, Some(Stored::Tat(write.tat))).verdict, write: Some(write), delete: false }
+    GcraPlan {
+        verdict: decide(now, &peek, Mode::Peek, Some(Stored::Tat(write.tat))).verdict,
+        write: Some(write),
+        delete: false,
+    }
 }
 
 /// The bucket's own decision.

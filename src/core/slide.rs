@@ -167,7 +167,15 @@ impl SlidePlan {
     }
 
     fn nothing(verdict: Verdict) -> Self {
-        SlidePlan { verdict, discard: false, trim_through: None, append: None, expire_at: None, block: None, unblock: None }
+        SlidePlan {
+            verdict,
+            discard: false,
+            trim_through: None,
+            append: None,
+            expire_at: None,
+            block: None,
+            unblock: None,
+        }
     }
 }
 

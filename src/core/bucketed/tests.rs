@@ -96,7 +96,10 @@ impl MemoryHash {
                 Some(h) => {
                     self.header = Some(h);
                     assert_eq!(h.total, self.buckets.values().sum::<i64>(), "{self:?}");
-                    assert_eq!((h.oldest, h.newest), (*self.buckets.keys().next().unwrap(), *self.buckets.keys().last().unwrap()));
+                    assert_eq!(
+                        (h.oldest, h.newest),
+                        (*self.buckets.keys().next().unwrap(), *self.buckets.keys().last().unwrap())
+                    );
                 }
             }
         }

@@ -95,9 +95,18 @@ fn cost_zero_answers_and_writes_nothing() {
 
 #[test]
 fn values_winlimit_does_not_write_are_not_gcra_states() {
-    for bad in
-        ["5", "gcra:1:2", "gcra:1:3:3", "gcra:1:-1:3", "gcra:1:0:0", "gcra:01:0:3", "gcra:1:0:3:x", "gcra:1:0:3:4:5", "GCRA:1:0:3", ""]
-    {
+    for bad in [
+        "5",
+        "gcra:1:2",
+        "gcra:1:3:3",
+        "gcra:1:-1:3",
+        "gcra:1:0:0",
+        "gcra:01:0:3",
+        "gcra:1:0:3:x",
+        "gcra:1:0:3:4:5",
+        "GCRA:1:0:3",
+        "",
+    ] {
         assert_eq!(decode(bad.as_bytes(), false), Err(NotGcra), "{bad:?}");
     }
     assert_eq!(decode(b"gcra:-5:2:3", false), Ok(Stored::Tat(Tat { ms: -5, rem: 2, den: 3 })));

@@ -635,7 +635,7 @@ fn a_block_rejects_everything_until_it_ends_and_is_not_extended() {
     assert_eq!((log.blocked, log.expires_at), (Some(5300), Some(5300)));
     assert_eq!(log.call(2000, &r, Mode::Record).to_array(), [0, 2, 0, 3300, 3300], "not extended");
     assert_eq!(log.call(2000, &request(1000, 2, 1), Mode::Peek).retry_after_ms, 3300);
-    assert_eq!(log.refund(2000, &request(1000, 2, 1), 1).allowed, false, "a refund never lifts it");
+    assert!(!log.refund(2000, &request(1000, 2, 1), 1).allowed, "a refund never lifts it");
     assert_eq!(log.call(5300, &r, Mode::Record).to_array(), [1, 2, 1, 0, 1000]);
 }
 

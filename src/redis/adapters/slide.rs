@@ -3,12 +3,12 @@
 //! `ZREMRANGEBYSCORE`, `PEXPIREAT` and `DEL`.
 
 use crate::core::parse::parse_int;
-use crate::core::slide::{self, next_member, Entry, LogView, SlidePlan, SlideRequest};
 use crate::core::request::Mode;
+use crate::core::slide::{self, next_member, Entry, LogView, SlidePlan, SlideRequest};
 use crate::core::verdict::Verdict;
 use crate::redis::adapters::{bucketed, Adapter};
-use crate::redis::call::{Call, CommandError};
 use crate::redis::api::OwnedString;
+use crate::redis::call::{Call, CommandError};
 use crate::redis::config;
 use crate::redis::key::{Key, KeyKind, Opened, WriteKey};
 
@@ -35,7 +35,13 @@ impl Adapter for Slide {
         let now = call.now();
         if let (Some(n), Some(key)) = (request.extras.refund, opened.writer()) {
             refund(now, request, n, key);
-            return Ok(slide::decide(now, &slide::peek_of(request), Mode::Peek, &mut SortedSetLog::new(opened.view_mut())).verdict);
+            return Ok(slide::decide(
+                now,
+                &slide::peek_of(request),
+                Mode::Peek,
+                &mut SortedSetLog::new(opened.view_mut()),
+            )
+            .verdict);
         }
         let plan = slide::decide(now, request, call.mode, &mut SortedSetLog::new(opened.view_mut()));
         if let Some(key) = opened.writer() {
@@ -78,7 +84,8 @@ impl<'k, 'a> SortedSetLog<'k, 'a> {
         log.markers = log.count_range((f64::INFINITY, f64::INFINITY, false), false, u64::MAX);
         if log.markers > 0 {
             let marker = log.key.zset_range(f64::INFINITY, f64::INFINITY, false, true);
-            log.blocked_until = marker.and_then(|m| m.current()).and_then(|(_, m)| slide::parse_block_member(m.bytes()));
+            log.blocked_until =
+                marker.and_then(|m| m.current()).and_then(|(_, m)| slide::parse_block_member(m.bytes()));
         }
         log
     }
