@@ -333,7 +333,6 @@ fn decide_log(now: i64, request: &SlideRequest, mode: Mode, log: &mut impl LogVi
 /// One pair's answer before anything is recorded: `remaining` is what the window has left
 /// now, `wait_ms` when it has room for `cost`. The largest window's count is known already;
 /// a shorter one is counted by [`count_shorter`], unless it surely has room and cannot bind.
-#[allow(clippy::too_many_arguments)]
 fn check(
     now: i64,
     window: &Window,

@@ -16,12 +16,15 @@ use crate::redis::panics::catch;
 use crate::redis::{reply, stats};
 
 /// The C entry point Redis calls for the command at `TABLE[INDEX]`.
-extern "C" fn entry<const INDEX: usize>(
+///
+/// # Safety
+/// Called by the server, with the command's live context and `argc` argument strings.
+unsafe extern "C" fn entry<const INDEX: usize>(
     ctx: *mut raw::RedisModuleCtx,
     argv: *mut *mut raw::RedisModuleString,
     argc: c_int,
 ) -> c_int {
-    // SAFETY: Redis calls a command with its live context and `argc` argument strings, all
+    // SAFETY: the command's live context and `argc` argument strings (the caller's promise),
     // valid and unchanged until the command returns; neither is kept past this call.
     let (ctx, argv) = unsafe { (Ctx::from_raw(ctx), api::argv(argv, argc)) };
     // The adapter's panics are caught inside (an error reply, counted); this catches the rest.

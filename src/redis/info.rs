@@ -18,8 +18,11 @@ const VERSION: &std::ffi::CStr =
 
 /// Writes `# winlimit` with `winlimit_version`, then `# winlimit_stats` with
 /// `winlimit_<command>_{calls,allowed,rejected,errors}` for every registered command.
-pub extern "C" fn info(ctx: *mut raw::RedisModuleInfoCtx, _for_crash_report: c_int) {
-    // SAFETY: the server calls this with a live INFO context, used only until we return.
+///
+/// # Safety
+/// Called by the server, with the live context of the INFO it is answering.
+pub unsafe extern "C" fn info(ctx: *mut raw::RedisModuleInfoCtx, _for_crash_report: c_int) {
+    // SAFETY: a live INFO context (the caller's promise), used only until we return.
     catch(c"INFO", || (), || unsafe { write_sections(ctx) });
 }
 
@@ -47,8 +50,11 @@ unsafe fn write_sections(ctx: *mut raw::RedisModuleInfoCtx) {
 /// A command filter that sees `CONFIG RESETSTAT` go by and clears the module's counters
 /// with the server's (Redis has no module event for it). It runs on every command, so it
 /// looks at the argument count before any text.
-pub extern "C" fn reset_on_resetstat(filter: *mut raw::RedisModuleCommandFilterCtx) {
-    // SAFETY: the server calls this with a live filter context, used only until we return.
+///
+/// # Safety
+/// Called by the server, with the live context of the command being filtered.
+pub unsafe extern "C" fn reset_on_resetstat(filter: *mut raw::RedisModuleCommandFilterCtx) {
+    // SAFETY: a live filter context (the caller's promise), used only until we return.
     catch(c"the CONFIG RESETSTAT filter", || (), || unsafe { clear_on_resetstat(filter) });
 }
 

@@ -24,11 +24,38 @@ impl Adapter for Gcra {
         Ok(request)
     }
 
-    fn run(call: &Call, key: Opened<'_>, request: &GcraRequest) -> Result<Verdict, CommandError> {
-        decide(call, key, request)
+    fn run(call: &Call, mut opened: Opened<'_>, request: &GcraRequest) -> Result<Verdict, CommandError> {
+        let key = opened.view();
+        let now = call.now();
+        let stored = match key.kind() {
+            KeyKind::Missing => None,
+            // The expiry is not read: written as the TAT rounded up, it has come only when
+            // the TAT has, and a TAT in the past is a full bucket already. A key whose TTL
+            // was changed by hand is read as Redis still holds it.
+            KeyKind::String => {
+                let value = key.string_value().unwrap_or_default();
+                let stored = gcra::decode(value, request.reads_cell_state)
+                    .map_err(|_| CommandError::Stored("ERR this key holds no GCRA state".to_string()))?;
+                Some(stored)
+            }
+            _ => return Err(CommandError::WrongType),
+        };
+        let plan = gcra::decide(now, request, call.mode, stored);
+        if let Some(key) = opened.writer() {
+            if let Some(write) = plan.write {
+                // One `SET ... PXAT`: a TAT of the stored length is rewritten in place.
+                let mut text = [0; gcra::ENCODED_MAX];
+                key.set_string(gcra::encode(write.tat, write.blocked_until, &mut text), Some(write.expire_at));
+            }
+            if plan.delete {
+                key.delete();
+            }
+        }
+        Ok(plan.verdict)
     }
 }
 
+/// The same state and decision as [`Gcra`]; only the arguments differ.
 impl Adapter for Cell {
     type Request = GcraRequest;
 
@@ -36,37 +63,7 @@ impl Adapter for Cell {
         Ok(gcra::parse_cell(args)?)
     }
 
-    fn run(call: &Call, key: Opened<'_>, request: &GcraRequest) -> Result<Verdict, CommandError> {
-        decide(call, key, request)
+    fn run(call: &Call, opened: Opened<'_>, request: &GcraRequest) -> Result<Verdict, CommandError> {
+        Gcra::run(call, opened, request)
     }
-}
-
-fn decide(call: &Call, mut opened: Opened<'_>, request: &GcraRequest) -> Result<Verdict, CommandError> {
-    let key = opened.view();
-    let now = call.now();
-    let stored = match key.kind() {
-        KeyKind::Missing => None,
-        // The expiry is not read: written as the TAT rounded up, it has come only when the
-        // TAT has, and a TAT in the past is a full bucket already. A key whose TTL was changed
-        // by hand is read as Redis still holds it.
-        KeyKind::String => {
-            let value = key.string_value().unwrap_or_default();
-            let stored = gcra::decode(value, request.reads_cell_state)
-                .map_err(|_| CommandError::Stored("ERR this key holds no GCRA state".to_string()))?;
-            Some(stored)
-        }
-        _ => return Err(CommandError::WrongType),
-    };
-    let plan = gcra::decide(now, request, call.mode, stored);
-    if let Some(key) = opened.writer() {
-        if let Some(write) = plan.write {
-            // One `SET ... PXAT`: a TAT of the stored length is rewritten in place.
-            let mut text = [0; gcra::ENCODED_MAX];
-            key.set_string(gcra::encode(write.tat, write.blocked_until, &mut text), Some(write.expire_at));
-        }
-        if plan.delete {
-            key.delete();
-        }
-    }
-    Ok(plan.verdict)
 }
