@@ -8,12 +8,16 @@ SERVERS := redis-6.0 redis-6.2 redis-7.0 redis-8.0 redis-8.2 valkey-8.0 valkey-8
 # The released module (make dist): linked against glibc 2.17, no debug info.
 RELEASE_SO := $(CURDIR)/target/x86_64-unknown-linux-gnu/dist/libwinlimit.so
 
-.PHONY: all build deps servers test unit itest itest-all $(addprefix itest-,$(SERVERS)) itest-valkey itest-client itest-node node-deps dist itest-dist lint docs run bench bench-instr fuzz clean
+.PHONY: all build lua deps servers release-so test unit itest itest-all $(addprefix itest-,$(SERVERS)) itest-valkey itest-library $(LIBRARY_ITESTS) itest-client itest-node node-deps dist itest-dist lint docs run bench bench-instr fuzz clean
 
 all: build
 
-build:
+build: lua
 	cargo build --release
+
+# The Redis 6.x script (no Functions there), built from the library: target/lua/winlimit-script.lua.
+lua:
+	python3 scripts/build-lua.py
 
 deps:
 	scripts/install-deps.sh
@@ -39,11 +43,36 @@ itest-all:
 
 # The integration suite on one server of the matrix: .cache/NAME/bin/server, and bin/cli to
 # create the test clusters (scripts/fetch-servers.sh says which cli each server gets).
+SERVER_ENV = WINLIMIT_SERVER_BIN=$(CURDIR)/.cache/$*/bin/server WINLIMIT_CLI_BIN=$(CURDIR)/.cache/$*/bin/cli
 $(addprefix itest-,$(SERVERS)): itest-%:
 	scripts/fetch-servers.sh $*
-	WINLIMIT_SERVER_BIN=$(CURDIR)/.cache/$*/bin/server WINLIMIT_CLI_BIN=$(CURDIR)/.cache/$*/bin/cli $(PYTEST)
+	$(SERVER_ENV) $(PYTEST)
 
 itest-valkey: itest-valkey-8.0
+
+# Debian 11's Redis 6.0 runs on glibc 2.31: it loads the released .so (glibc 2.17), not a
+# build for this machine's newer glibc. `make test` sets WINLIMIT_MODULE to it for every server.
+release-so: deps
+	scripts/build-release-so.sh >/dev/null
+itest-redis-6.0: export WINLIMIT_MODULE ?= $(RELEASE_SO)
+itest-redis-6.0: | release-so
+
+# The same suite against the library instead of the module (tests/kit/editions.py): the
+# Functions library on every server of the matrix that has Functions, the scripts on Redis
+# 6.0 and 6.2. Tests of what only the module has are skipped there, each with its reason.
+FUNCTION_SERVERS := redis-7.0 redis-8.0 redis-8.2 valkey-8.0 valkey-8.1 valkey-9.1
+SCRIPT_SERVERS := redis-6.0 redis-6.2
+LIBRARY_ITESTS := $(addprefix itest-functions-,$(FUNCTION_SERVERS)) $(addprefix itest-scripts-,$(SCRIPT_SERVERS))
+
+itest-library: $(LIBRARY_ITESTS)
+
+$(addprefix itest-functions-,$(FUNCTION_SERVERS)): itest-functions-%:
+	scripts/fetch-servers.sh $*
+	WINLIMIT_EDITION=functions $(SERVER_ENV) $(PYTEST)
+
+$(addprefix itest-scripts-,$(SCRIPT_SERVERS)): itest-scripts-%:
+	scripts/fetch-servers.sh $*
+	WINLIMIT_EDITION=scripts $(SERVER_ENV) $(PYTEST)
 
 # The Python client (clients/python): every method sync and asyncio, on a server and on a
 # cluster, the header fields, the wheel, mypy --strict, and the ASGI middleware served by a

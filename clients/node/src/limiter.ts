@@ -1,8 +1,9 @@
 /** The limiter: one method per winlimit command, each resolving to a Decision. */
 
-import { RejectionCache } from "./cache";
+import { DEFAULT_CACHE_SIZE, RejectionCache } from "./cache";
+import { decided, MetricsSink } from "./counting";
 import * as commands from "./commands";
-import type { Call, CallOptions, FixedOptions, GcraOptions, Key, Pair, SlideOptions } from "./commands";
+import type { Call, FixedOptions, GcraOptions, Key, Pair, SlideOptions } from "./commands";
 import { Decision } from "./decision";
 import { redisCallError } from "./errors";
 import { RedisClient, Send, sender } from "./client";
@@ -17,6 +18,8 @@ export interface LimiterOptions {
   cacheRejections?: boolean;
   /** How many rejections the cache holds at most, the oldest dropped first (default 10,000). */
   cacheSize?: number;
+  /** Counts every call's decision: a `Metrics` from winlimit/metrics. */
+  metrics?: MetricsSink;
 }
 
 /**
@@ -33,6 +36,7 @@ export class Limiter {
   readonly name: string;
   private readonly send: Send;
   private readonly cache: RejectionCache | undefined;
+  private readonly metrics: MetricsSink | undefined;
 
   constructor(client: RedisClient, options: LimiterOptions = {}) {
     this.send = sender(client);
@@ -40,9 +44,10 @@ export class Limiter {
     if (options.cacheRejections !== undefined && typeof options.cacheRejections !== "boolean") {
       throw new TypeError(`cacheRejections must be a boolean, not ${typeof options.cacheRejections}`);
     }
-    const size = options.cacheSize ?? 10_000;
+    const size = options.cacheSize ?? DEFAULT_CACHE_SIZE;
     if (!Number.isSafeInteger(size) || size < 1) throw new RangeError(`cacheSize must be a positive integer, not ${String(size)}`);
     this.cache = options.cacheRejections ? new RejectionCache(size) : undefined;
+    this.metrics = options.metrics;
   }
 
   /** WINLIMIT.SLIDE: `slide(key, 60_000, 100)`, or several windows at once:
@@ -51,32 +56,38 @@ export class Limiter {
   slide(key: Key, windowMs: number, limit: number, options?: SlideOptions): Promise<Decision>;
   slide(key: Key, windows: readonly Pair[], options?: SlideOptions): Promise<Decision>;
   async slide(key: Key, windows: number | readonly Pair[], ...rest: unknown[]): Promise<Decision> {
-    const limit = typeof windows === "number" ? rest[0] : undefined;
-    const options = checkOptions((typeof windows === "number" ? rest[1] : rest[0]) as SlideOptions | undefined);
-    const pairs = commands.slidePairs(windows, limit);
-    return this.run(commands.slide(key, pairs, options, this.nameFor(options)), options);
+    return this.run(commands.slide(this.name, key, windows, ...rest));
   }
 
   /** WINLIMIT.FIXED; `align: true` starts windows at multiples of windowMs since the epoch
    * (ALIGN); `peek: true` asks WINLIMIT.FIXED_RO. */
   async fixed(key: Key, windowMs: number, limit: number, options?: FixedOptions): Promise<Decision> {
-    const o = checkOptions(options);
-    return this.run(commands.fixed(key, windowMs, limit, o, this.nameFor(o)), o);
+    return this.run(commands.fixed(this.name, key, windowMs, limit, options));
   }
 
   /** WINLIMIT.GCRA: `limit` units per `periodMs`, at most `burst` at once (default `limit`);
    * the decision's `limit` is the bucket's capacity. `peek: true` asks WINLIMIT.GCRA_RO. */
   async gcra(key: Key, periodMs: number, limit: number, options?: GcraOptions): Promise<Decision> {
-    const o = checkOptions(options);
-    return this.run(commands.gcra(key, periodMs, limit, o, this.nameFor(o)), o);
+    return this.run(commands.gcra(this.name, key, periodMs, limit, options));
   }
 
-  private nameFor(options: CallOptions): string {
-    return options.name === undefined ? this.name : commands.checkName(options.name);
+  /** Deletes the key, whatever its method, and forgets every cached rejection for it, so
+   * its next call starts afresh ("unblock this user now"); resolves to true if a key was
+   * removed. `key` is the whole key, as the methods were given it (a middleware's prefix too). */
+  async reset(key: Key): Promise<boolean> {
+    if (typeof key !== "string" && !Buffer.isBuffer(key)) throw new TypeError(`the key must be a string or a Buffer, not ${typeof key}`);
+    let removed: unknown;
+    try {
+      removed = await this.send({ args: ["DEL", key], key, readonly: false, policies: [], options: {} });
+    } catch (error) {
+      throw redisCallError(error);
+    }
+    this.cache?.forget(key);
+    return Number(removed) > 0;
   }
 
-  private async run(call: Call, options: CallOptions): Promise<Decision> {
-    const waitMs = checkWait(options.waitMs, call.readonly);
+  private async run(call: Call): Promise<Decision> {
+    const waitMs = checkWait(call.options.waitMs, call.readonly);
     if (waitMs === undefined) return this.once(call);
     const deadline = performance.now() + waitMs;
     let waited = 0;
@@ -94,25 +105,19 @@ export class Limiter {
 
   private async once(call: Call): Promise<Decision> {
     const cached = this.cache?.answer(call);
-    if (cached !== undefined) return cached;
+    if (cached !== undefined) return decided(this.metrics, cached);
+    const started = performance.now();
     let reply: unknown;
     try {
       reply = await this.send(call);
     } catch (error) {
+      this.metrics?.failed(call.policies[0]?.name ?? this.name);
       throw redisCallError(error);
     }
     const decision = Decision.fromReply(reply, call.policies);
-    this.cache?.remember(call, decision, performance.now());
-    return decision;
+    this.cache?.remember(call, decision);
+    return decided(this.metrics, decision, started);
   }
-}
-
-function checkOptions<T extends object>(options: T | undefined): T {
-  if (options === undefined) return {} as T;
-  if (options === null || typeof options !== "object" || Array.isArray(options)) {
-    throw new TypeError(`the options must be an object, not ${JSON.stringify(options)}`);
-  }
-  return options;
 }
 
 function checkWait(waitMs: unknown, peek: boolean): number | undefined {

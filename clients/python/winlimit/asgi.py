@@ -5,21 +5,24 @@ FastAPI dependency for one route. Install with the `asgi` extra.
     app.add_middleware(RateLimitMiddleware, limiter=limiter,
                        check=lambda limiter, key: limiter.slide(key, 60_000, 100))
 
-Each request is checked under `prefix + key_func(request)` (the client's address by default)
-with `check`, any call of the limiter. An accepted request gets the `RateLimit-Policy` and
-`RateLimit` header fields on its response; a rejected one is answered 429 with them and
-`Retry-After`. When Redis fails, the request is answered 503 (fail closed, the default) or
-let through without the fields (`fail_open=True`); either way the error is logged on the
-`winlimit` logger. With `shadow=True` every request is checked and counted, but a rejected
-one is let through as if accepted (the fields without `Retry-After`, never a 429), counted in
-`shadow_rejections` and warned about on the `winlimit` logger once per key per
-`retry_after_ms`: a new limit can be watched before it is enforced.
+Each request is checked under `prefix + key_func(request)` (the client's address by default,
+an IPv6 one as its /64) with `check`, any call of the limiter. An accepted request gets the
+rate-limit header fields on its response (`headers=`: draft-11 by default); a rejected one is
+answered 429 with them and `Retry-After`, or as `on_reject` builds it. When Redis fails or
+gives no answer within `timeout` seconds (default 1), the request is answered 503 (fail
+closed, the default) or let through without the fields (`fail_open=True`); either way the
+error is logged on the `winlimit` logger. With `shadow=True` every request is checked and
+counted, but a rejected one is let through as if accepted (the fields without `Retry-After`,
+never a 429), counted in `shadow_rejections` and warned about on the `winlimit` logger once
+per key per quiet period: a new limit can be watched before it is enforced.
 """
 
 from __future__ import annotations
 
+import asyncio
 import inspect
-from typing import Awaitable, Callable, List, Optional, Tuple, Union
+import time
+from typing import TYPE_CHECKING, Awaitable, Callable, Dict, Optional, Tuple, Union, cast
 
 import redis
 from starlette.exceptions import HTTPException
@@ -28,13 +31,25 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ._decision import Decision
-from ._guard import Guard, Verdict
+from ._guard import DEFAULT_TIMEOUT, CheckTimedOut, Guard, Verdict, takes_request
+from ._keys import DEFAULT_IPV6_SUBNET, address_key, check_subnet
+from ._styles import DEFAULT_STYLE, FIELDS, combined, merged
 from .asyncio import Limiter
 
-__all__ = ["Check", "KeyFunc", "RateLimit", "RateLimitMiddleware", "remote_address"]
+if TYPE_CHECKING:
+    from .metrics import Metrics
 
-Check = Callable[[Limiter, str], Awaitable[Decision]]
-"""`check(limiter, key)`: the call that decides, e.g. `lambda l, key: l.gcra(key, 60_000, 100)`."""
+__all__ = ["Check", "KeyFunc", "OnReject", "RateLimit", "RateLimitMiddleware", "Rejected", "rejected_handler",
+           "remote_address"]
+
+Check = Union[Callable[[Limiter, str], Awaitable[Decision]], Callable[[Limiter, str, Request], Awaitable[Decision]]]
+"""`check(limiter, key)`, or `check(limiter, key, request)` for limits that depend on the
+request (told apart by the signature): the call that decides, plain or async, e.g.
+`lambda l, key: l.gcra(key, 60_000, 100)`."""
+
+OnReject = Callable[[Request, Decision], Union[Response, Awaitable[Response]]]
+"""`on_reject(request, decision)`: the response to a rejected request (may be async); the
+rate-limit fields and Retry-After are added unless it has them."""
 
 KeyFunc = Callable[[Request], Union[Optional[str], Awaitable[Optional[str]]]]
 """`key_func(request)`: whose limit the request counts against (may be async). None leaves the
@@ -42,8 +57,8 @@ request unlimited, e.g. for health checks."""
 
 
 def remote_address(request: Request) -> Optional[str]:
-    """The default key: the peer's IP address. Behind a proxy that is the proxy's; use
-    uvicorn's `--proxy-headers` (with `--forwarded-allow-ips`) or a key_func of your own."""
+    """The peer's IP address. Behind a proxy that is the proxy's; use uvicorn's
+    `--proxy-headers` (with `--forwarded-allow-ips`) or a key_func of your own."""
     return request.client.host if request.client else None
 
 
@@ -51,11 +66,15 @@ class _Guard(Guard):
     """What the middleware and the dependency share: the key, the call, the verdict."""
 
     def __init__(self, limiter: Limiter, check: Check, key_func: KeyFunc, prefix: str, fail_open: bool,
-                 shadow: bool):
-        super().__init__(prefix, fail_open, shadow)
+                 shadow: bool, timeout: Optional[float], ipv6_subnet: int, headers: Optional[str],
+                 on_reject: Optional[OnReject], metrics: Optional["Metrics"]):
+        super().__init__(prefix, fail_open, shadow, timeout, headers, metrics=metrics)
+        self.on_reject = on_reject
         self.limiter = limiter
         self.check = check
-        self.key_func = key_func
+        self.with_request = takes_request(check)
+        self.key_func = address_key(remote_address, ipv6_subnet) if key_func is remote_address else key_func
+        check_subnet(ipv6_subnet)
 
     async def decide(self, request: Request) -> Tuple[Verdict, Optional[Decision]]:
         """The verdict, and the decision it came from (None when the request is unlimited or
@@ -66,11 +85,40 @@ class _Guard(Guard):
         if key is None:
             return Verdict(200), None
         key = self.prefix + key
+        started = time.perf_counter()
         try:
-            decision = await self.check(self.limiter, key)
-        except (redis.RedisError, OSError) as e:
-            return self.failed(key, e), None
-        return self.judged(key, decision), decision
+            decision = await self._within_time(self._checked(key, request))
+        except (redis.RedisError, OSError, CheckTimedOut) as e:
+            return self.failed(key, e, self.limiter.name), None
+        return self.judged(key, decision, started), decision
+
+    def _checked(self, key: str, request: Request) -> Awaitable[Decision]:
+        if self.with_request:
+            return cast(Callable[[Limiter, str, Request], Awaitable[Decision]], self.check)(self.limiter, key, request)
+        return cast(Callable[[Limiter, str], Awaitable[Decision]], self.check)(self.limiter, key)
+
+    async def rejection(self, request: Request, verdict: Verdict, decision: Optional[Decision]) -> Response:
+        """The response to a rejected request: on_reject's, with the fields it lacks, or 429
+        with a short text."""
+        if self.on_reject is None or decision is None:
+            return PlainTextResponse("Too Many Requests", status_code=429, headers=verdict.headers)
+        response = self.on_reject(request, decision)
+        if inspect.isawaitable(response):
+            response = await response
+        for name, value in verdict.headers.items():
+            if name not in response.headers:
+                response.headers[name] = value
+        return response
+
+    async def _within_time(self, work: Awaitable[Decision]) -> Decision:
+        # Not the client's own timeout: with default settings a stopped server can take
+        # seconds (reconnects, retries) to fail a call, and every request would wait that long.
+        if self.timeout is None:
+            return await work
+        try:
+            return await asyncio.wait_for(work, self.timeout)
+        except asyncio.TimeoutError:
+            raise CheckTimedOut(self.timeout) from None
 
 
 class RateLimitMiddleware:
@@ -78,16 +126,25 @@ class RateLimitMiddleware:
     events pass untouched).
 
     limiter: a `winlimit.asyncio.Limiter`; check: `check(limiter, key)`, the call that decides;
-    key_func: the request's key (default: the client's address; None: not limited);
+    key_func: the request's key (default: the client's address, an IPv6 one as its network of
+    `ipv6_subnet` bits, 64 by default, 128 for the whole address; None: not limited);
     prefix: put before the key (default `"rl:"`); fail_open: let requests through when Redis
     fails (default False: answer 503); shadow: check and count, but let every request through
-    (`shadow_rejections` counts those it would have rejected).
+    (`shadow_rejections` counts those it would have rejected); timeout: seconds to wait for
+    Redis before counting it as failed (default 1.0; None waits as long as the client does);
+    ipv6_subnet: see key_func; headers: the header style ("draft-11", "draft-7", "legacy" or
+    None); on_reject: `on_reject(request, decision)`, the response to a rejected request;
+    metrics: a `winlimit.metrics.Metrics` counting each request's decision.
     """
 
     def __init__(self, app: ASGIApp, limiter: Limiter, check: Check, key_func: KeyFunc = remote_address,
-                 prefix: str = "rl:", fail_open: bool = False, shadow: bool = False):
+                 prefix: str = "rl:", fail_open: bool = False, shadow: bool = False,
+                 timeout: Optional[float] = DEFAULT_TIMEOUT, ipv6_subnet: int = DEFAULT_IPV6_SUBNET,
+                 headers: Optional[str] = DEFAULT_STYLE, on_reject: Optional[OnReject] = None,
+                 metrics: Optional["Metrics"] = None):
         self.app = app
-        self.guard = _Guard(limiter, check, key_func, prefix, fail_open, shadow)
+        self.guard = _Guard(limiter, check, key_func, prefix, fail_open, shadow, timeout, ipv6_subnet, headers,
+                            on_reject, metrics)
 
     @property
     def shadow_rejections(self) -> int:
@@ -98,21 +155,24 @@ class RateLimitMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        verdict, _ = await self.guard.decide(Request(scope))
+        request = Request(scope)  # without receive: the body stays the app's
+        verdict, decision = await self.guard.decide(request)
         if verdict.status == 503:
             await PlainTextResponse("rate limiter unavailable", status_code=503)(scope, receive, send)
             return
         if verdict.status == 429:
-            await PlainTextResponse("Too Many Requests", status_code=429, headers=verdict.headers)(scope, receive, send)
+            await (await self.guard.rejection(request, verdict, decision))(scope, receive, send)
             return
         if not verdict.headers:
             await self.app(scope, receive, send)
             return
-        fields: List[Tuple[bytes, bytes]] = [(k.lower().encode(), v.encode()) for k, v in verdict.headers.items()]
+        style = self.guard.style
 
         async def send_with_fields(message: Message) -> None:
             if message["type"] == "http.response.start":
-                message = {**message, "headers": [*message.get("headers", []), *fields]}
+                lines = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in message.get("headers", [])]
+                both = combined(lines, verdict.headers, style)
+                message = {**message, "headers": [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in both]}
             await send(message)
 
         await self.app(scope, receive, send_with_fields)
@@ -126,12 +186,18 @@ class RateLimit:
     or as a parameter, `decision: Optional[Decision] = Depends(RateLimit(...))` (None when the
     request was not limited). A rejection raises HTTPException 429 with the header fields;
     an accepted request gets them on its response, unless the route returns a Response
-    object of its own (FastAPI then leaves that response as it is).
+    object of its own (FastAPI then leaves that response as it is). With `on_reject`, it
+    raises `Rejected`, which `app.add_exception_handler(Rejected, rejected_handler)` answers
+    with on_reject's response (without the handler, FastAPI answers it as an HTTPException).
     """
 
     def __init__(self, limiter: Limiter, check: Check, key_func: KeyFunc = remote_address,
-                 prefix: str = "rl:", fail_open: bool = False, shadow: bool = False):
-        self.guard = _Guard(limiter, check, key_func, prefix, fail_open, shadow)
+                 prefix: str = "rl:", fail_open: bool = False, shadow: bool = False,
+                 timeout: Optional[float] = DEFAULT_TIMEOUT, ipv6_subnet: int = DEFAULT_IPV6_SUBNET,
+                 headers: Optional[str] = DEFAULT_STYLE, on_reject: Optional[OnReject] = None,
+                 metrics: Optional["Metrics"] = None):
+        self.guard = _Guard(limiter, check, key_func, prefix, fail_open, shadow, timeout, ipv6_subnet, headers,
+                            on_reject, metrics)
 
     @property
     def shadow_rejections(self) -> int:
@@ -142,7 +208,29 @@ class RateLimit:
         verdict, decision = await self.guard.decide(request)
         if verdict.status == 503:
             raise HTTPException(503, "rate limiter unavailable")
+        if verdict.status == 429 and self.guard.on_reject is not None:
+            raise Rejected(await self.guard.rejection(request, verdict, decision), verdict.headers)
         if verdict.status == 429:
             raise HTTPException(429, "Too Many Requests", headers=verdict.headers)
-        response.headers.update(verdict.headers)
+        on = {name: response.headers[name] for name in FIELDS if name in response.headers}
+        for name in on:
+            del response.headers[name]
+        response.headers.update(merged(on, verdict.headers, self.guard.style))
         return decision
+
+
+class Rejected(HTTPException):
+    """A rejection the dependency's `on_reject` built the response of: `response`. An
+    HTTPException with that status and the rate-limit fields, for apps without the handler."""
+
+    def __init__(self, response: Response, fields: Dict[str, str]):
+        super().__init__(response.status_code, "Too Many Requests", headers=fields)
+        self.response = response
+
+
+async def rejected_handler(request: Request, exc: Exception) -> Response:
+    """The exception handler that sends a `Rejected`'s own response:
+    `app.add_exception_handler(Rejected, rejected_handler)`."""
+    if not isinstance(exc, Rejected):
+        raise exc
+    return exc.response

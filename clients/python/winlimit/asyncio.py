@@ -6,14 +6,17 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import replace
-from typing import Any, Awaitable, Optional, Protocol, Union
+from typing import TYPE_CHECKING, Any, Awaitable, Optional, Protocol, Union
 
 import redis
 
-from . import _commands, _wait
-from ._cache import DEFAULT_SIZE, RejectionCache, lookup, remember
+from . import _commands, _counting, _wait
+from ._cache import DEFAULT_SIZE, RejectionCache, forget, lookup, remember
 from ._commands import Key, Pairs
 from ._decision import Decision
+
+if TYPE_CHECKING:
+    from .metrics import Metrics
 
 __all__ = ["AsyncClient", "Limiter"]
 
@@ -29,28 +32,29 @@ class Limiter:
     """The awaitable twin of `winlimit.Limiter`: the same methods, arguments and decisions."""
 
     def __init__(self, client: AsyncClient, name: str = _commands.DEFAULT_NAME, *,
-                 cache_rejections: bool = False, cache_size: int = DEFAULT_SIZE):
+                 cache_rejections: bool = False, cache_size: int = DEFAULT_SIZE, metrics: Optional["Metrics"] = None):
         self.client = client
         self.name = _commands.check_name(name)
         self.rejections: Optional[RejectionCache] = RejectionCache(cache_size) if cache_rejections else None
+        self.metrics = metrics
 
     async def slide(self, key: Key, window_ms: Union[int, Pairs], limit: Optional[int] = None, *,
                     cost: int = 1, bucket: Optional[int] = None, peek: bool = False,
                     name: Optional[str] = None, wait: Optional[float] = None) -> Decision:
         """WINLIMIT.SLIDE (see `winlimit.Limiter.slide`)."""
-        call = _commands.slide(key, window_ms, limit, cost, bucket, peek, self._name(name))
+        call = _commands.slide(key, window_ms, limit, cost=cost, bucket=bucket, peek=peek, name=self._name(name))
         return await self._run(call, _wait.check(wait, peek))
 
     async def fixed(self, key: Key, window_ms: int, limit: int, *, cost: int = 1, align: bool = False,
                     peek: bool = False, name: Optional[str] = None, wait: Optional[float] = None) -> Decision:
         """WINLIMIT.FIXED (see `winlimit.Limiter.fixed`)."""
-        call = _commands.fixed(key, window_ms, limit, cost, align, peek, self._name(name))
+        call = _commands.fixed(key, window_ms, limit, cost=cost, align=align, peek=peek, name=self._name(name))
         return await self._run(call, _wait.check(wait, peek))
 
     async def gcra(self, key: Key, period_ms: int, limit: int, *, burst: Optional[int] = None,
                    cost: int = 1, peek: bool = False, name: Optional[str] = None, wait: Optional[float] = None) -> Decision:
         """WINLIMIT.GCRA (see `winlimit.Limiter.gcra`)."""
-        call = _commands.gcra(key, period_ms, limit, burst, cost, peek, self._name(name))
+        call = _commands.gcra(key, period_ms, limit, burst=burst, cost=cost, peek=peek, name=self._name(name))
         return await self._run(call, _wait.check(wait, peek))
 
     def _name(self, name: Optional[str]) -> str:
@@ -68,12 +72,25 @@ class Limiter:
             decision = await self._once(call)
         return replace(decision, waited_ms=waiting.waited_ms())
 
+    async def reset(self, key: Key) -> bool:
+        """Deletes the key and forgets every cached rejection for it (see
+        `winlimit.Limiter.reset`); True if a key was removed."""
+        removed = await self.client.execute_command("DEL", key)
+        forget(self.rejections, key)
+        return bool(removed)
+
     async def _once(self, call: _commands.Call) -> Decision:
         cached = lookup(self.rejections, call)
         if cached is not None:
-            return cached
+            return _counting.decided(self.metrics, cached)
+        started = time.perf_counter()
         try:
             reply = await self.client.execute_command(*call.args)
         except redis.ResponseError as e:
+            _counting.failed(self.metrics, call.policies[0].name)
             raise _commands.translate(e) from e
-        return remember(self.rejections, call, Decision.from_reply(reply, call.policies))
+        except (redis.RedisError, OSError):
+            _counting.failed(self.metrics, call.policies[0].name)
+            raise
+        return _counting.decided(self.metrics, remember(self.rejections, call, Decision.from_reply(reply, call.policies)),
+                                 started)

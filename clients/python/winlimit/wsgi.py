@@ -7,30 +7,46 @@
 
 The same behaviour as the ASGI middleware (`winlimit.asgi`): each request is checked under
 `prefix + key_func(environ)`; accepted, its response gets `RateLimit-Policy` and `RateLimit`;
-rejected, it is answered 429 with them and `Retry-After`; when Redis fails, 503 (fail closed,
-the default) or let through without the fields (`fail_open=True`), logged on the `winlimit`
-logger; `shadow=True` lets every request through and counts the would-be rejections in
-`shadow_rejections`.
+rejected, it is answered 429 with them and `Retry-After`; when Redis fails or gives no answer
+within `timeout` seconds (default 1), 503 (fail closed, the default) or let through without
+the fields (`fail_open=True`), logged on the `winlimit` logger; `shadow=True` lets every
+request through and counts the would-be rejections in `shadow_rejections`. The options
+`ipv6_subnet`, `headers`, `on_reject` (`on_reject(environ, decision)`, a WSGI app) and
+`metrics` are the ASGI middleware's.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
+import concurrent.futures
+import contextvars
+import time
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Optional, Tuple, Union, cast
 
 import redis
 
 from . import Limiter
 from ._decision import Decision
-from ._guard import Guard
+from ._guard import DEFAULT_TIMEOUT, CheckTimedOut, Guard, takes_request
+from ._keys import DEFAULT_IPV6_SUBNET, address_key, check_subnet
+from ._styles import DEFAULT_STYLE, combined
 
-__all__ = ["Check", "KeyFunc", "RateLimitMiddleware", "remote_address"]
+if TYPE_CHECKING:
+    from .metrics import Metrics
+
+__all__ = ["Check", "KeyFunc", "OnReject", "RateLimitMiddleware", "remote_address"]
 
 Environ = Dict[str, Any]
 StartResponse = Callable[..., Any]
 WSGIApp = Callable[[Environ, StartResponse], Iterable[bytes]]
 
-Check = Callable[[Limiter, str], Decision]
-"""`check(limiter, key)`: the call that decides, e.g. `lambda l, key: l.gcra(key, 60_000, 100)`."""
+Check = Union[Callable[[Limiter, str], Decision], Callable[[Limiter, str, Environ], Decision]]
+"""`check(limiter, key)`, or `check(limiter, key, environ)` for limits that depend on the
+request (told apart by the signature): the call that decides, e.g.
+`lambda l, key: l.gcra(key, 60_000, 100)`."""
+
+OnReject = Callable[[Environ, Decision], WSGIApp]
+"""`on_reject(environ, decision)`: a WSGI app answering a rejected request (a Flask or Werkzeug
+`Response` is one); the rate-limit fields and Retry-After are added unless it sends them."""
 
 KeyFunc = Callable[[Environ], Optional[str]]
 """`key_func(environ)`: whose limit the request counts against; None leaves it unlimited."""
@@ -39,7 +55,7 @@ REASONS = {429: "429 Too Many Requests", 503: "503 Service Unavailable"}
 
 
 def remote_address(environ: Environ) -> Optional[str]:
-    """The default key: `REMOTE_ADDR`, the peer's address (a proxy's, behind one)."""
+    """`REMOTE_ADDR`, the peer's address (a proxy's, behind one)."""
     address = environ.get("REMOTE_ADDR")
     return address if isinstance(address, str) and address else None
 
@@ -48,12 +64,21 @@ class RateLimitMiddleware:
     """A WSGI middleware limiting every request of `app` (arguments as in `winlimit.asgi`)."""
 
     def __init__(self, app: WSGIApp, limiter: Limiter, check: Check, key_func: KeyFunc = remote_address,
-                 prefix: str = "rl:", fail_open: bool = False, shadow: bool = False):
+                 prefix: str = "rl:", fail_open: bool = False, shadow: bool = False,
+                 timeout: Optional[float] = DEFAULT_TIMEOUT, ipv6_subnet: int = DEFAULT_IPV6_SUBNET,
+                 headers: Optional[str] = DEFAULT_STYLE, on_reject: Optional[OnReject] = None,
+                 metrics: Optional["Metrics"] = None):
         self.app = app
+        self.on_reject = on_reject
         self.limiter = limiter
         self.check = check
-        self.key_func = key_func
-        self.guard = Guard(prefix, fail_open, shadow)
+        self.with_request = takes_request(check)
+        self.key_func = address_key(remote_address, ipv6_subnet) if key_func is remote_address else key_func
+        check_subnet(ipv6_subnet)
+        self.guard = Guard(prefix, fail_open, shadow, timeout, headers, metrics=metrics)
+        # A sync call cannot be interrupted: with a timeout it runs on a pool thread, and the
+        # request stops waiting for it when the time is up (the thread waits on).
+        self._pool = concurrent.futures.ThreadPoolExecutor(thread_name_prefix="winlimit") if self.guard.timeout else None
 
     @property
     def shadow_rejections(self) -> int:
@@ -66,10 +91,15 @@ class RateLimitMiddleware:
         if key is None:
             return self.app(environ, start_response)
         key = self.guard.prefix + key
+        started = time.perf_counter()
         try:
-            verdict = self.guard.judged(key, self.check(self.limiter, key))
-        except (redis.RedisError, OSError) as e:
-            verdict = self.guard.failed(key, e)
+            decision = self._within_time(key, environ)
+        except (redis.RedisError, OSError, CheckTimedOut) as e:
+            verdict = self.guard.failed(key, e, self.limiter.name)
+        else:
+            verdict = self.guard.judged(key, decision, started)
+            if verdict.status == 429 and self.on_reject is not None:
+                return self.on_reject(environ, decision)(environ, _adding_missing(start_response, verdict.headers))
         if verdict.status in REASONS:
             body = b"Too Many Requests" if verdict.status == 429 else b"rate limiter unavailable"
             start_response(REASONS[verdict.status], [("Content-Type", "text/plain; charset=utf-8"),
@@ -78,9 +108,37 @@ class RateLimitMiddleware:
             return [body]
         if not verdict.headers:
             return self.app(environ, start_response)
-        fields = list(verdict.headers.items())
+        added, style = verdict.headers, self.guard.style
 
         def start_with_fields(status: str, headers: List[Tuple[str, str]], *exc_info: Any) -> Any:
-            return start_response(status, [*headers, *fields], *exc_info)
+            return start_response(status, combined(headers, added, style), *exc_info)
 
         return self.app(environ, start_with_fields)
+
+    def _within_time(self, key: str, environ: Environ) -> Decision:
+        """The check's decision, or CheckTimedOut once the timeout has passed."""
+        if self._pool is None or self.guard.timeout is None:
+            return self._checked(key, environ)
+        future = self._pool.submit(contextvars.copy_context().run, self._checked, key, environ)
+        try:
+            return future.result(timeout=self.guard.timeout)
+        except concurrent.futures.TimeoutError:
+            if future.done():
+                raise  # the check's own TimeoutError, not the wait's
+            raise CheckTimedOut(self.guard.timeout) from None
+
+
+
+    def _checked(self, key: str, environ: Environ) -> Decision:
+        if self.with_request:
+            return cast(Callable[[Limiter, str, Environ], Decision], self.check)(self.limiter, key, environ)
+        return cast(Callable[[Limiter, str], Decision], self.check)(self.limiter, key)
+
+
+def _adding_missing(start_response: StartResponse, fields: Dict[str, str]) -> StartResponse:
+    """start_response with the rate-limit fields the response does not send itself."""
+    def start(status: str, headers: List[Tuple[str, str]], *exc_info: Any) -> Any:
+        sent = {name.lower() for name, _ in headers}
+        return start_response(status, [*headers, *((k, v) for k, v in fields.items() if k.lower() not in sent)], *exc_info)
+
+    return start

@@ -1,0 +1,150 @@
+"""Handover between the library and the module on one key: units recorded by the library,
+then by the module (loaded with MODULE LOAD after the library wrote), then by the library
+again count as one budget, and the same in the other order. The limit holds exactly across
+the switches, every reply is the one a single edition gives, and the stored state is what
+one edition alone would have stored.
+
+Windows and periods are an hour or more, so no unit leaves them during a test."""
+
+import pytest
+
+from kit import editions
+from kit.bucket_layout import bucket_log
+from kit.lua_library import Library
+from kit.keyspace import pexpiretime
+from kit.server import IS_VALKEY, REDIS_62, module_path
+
+pytestmark = editions.module_only("it loads the module and the library itself, on one server: one run, in the module edition")
+
+HOUR = 3_600_000
+# Costs of the calls, in order; the first three go to the first edition, the next three to
+# the second, the rest to the first again, past the limit.
+COSTS = [1, 2, 1, 1, 2, 1, 1, 1, 1, 1, 1, 1]
+SWITCH_AT = (3, 6)
+
+# name: (command, arguments, the limits the calls are checked against)
+SCENARIOS = {
+    "exact log": ("winlimit.slide", (HOUR, 10), [10]),
+    "several windows": ("winlimit.slide", (HOUR, 7, 2 * HOUR, 10), [7, 10]),
+    "bucket": ("winlimit.slide", (HOUR, 10, "BUCKET", 60_000), [10]),
+    "bucket, several windows": ("winlimit.slide", (HOUR, 6, 2 * HOUR, 10, "BUCKET", 60_000), [6, 10]),
+    "fixed": ("winlimit.fixed", (HOUR, 10), [10]),
+    "fixed aligned": ("winlimit.fixed", (10**12, 10, "ALIGN"), [10]),
+    "gcra": ("winlimit.gcra", (HOUR, 10), [10]),
+    "gcra with burst": ("winlimit.gcra", (2 * HOUR, 5, "BURST", 10), [10]),
+}
+
+
+@pytest.fixture
+def server(start_server):
+    """A server started without the module; the test loads it with MODULE LOAD."""
+    allow = [] if REDIS_62 and not IS_VALKEY else ["--enable-module-command", "yes"]
+    return start_server(module=False, args=allow)
+
+
+def expected(limits, used, cost):
+    """(allowed, remaining) when `used` units are counted and `cost` more are asked for."""
+    allowed = all(used + cost <= limit for limit in limits)
+    after = used + cost if allowed else used
+    return allowed, min(max(limit - after, 0) for limit in limits)
+
+
+def run_calls(calls, limits, used, costs):
+    """Runs `calls(cost)` per cost; checks each reply against the budget; returns the units used."""
+    for cost in costs:
+        reply = calls(cost)
+        allowed, remaining = expected(limits, used, cost)
+        assert (bool(reply[0]), reply[2]) == (allowed, remaining), (used, cost, reply)
+        assert reply[3] == 0 if allowed else reply[3] > 0, reply
+        used += cost if allowed else 0
+    return used
+
+
+def check_state(r, command, args, key, used):
+    """The key holds exactly `used` units, as one edition writes them."""
+    if command == "winlimit.fixed":
+        assert int(r.get(key)) == used
+    elif command == "winlimit.gcra":
+        assert r.get(key).startswith(b"gcra:") and r.get(key).endswith(b":%d" % args[1])
+    elif "BUCKET" in args:
+        assert bucket_log(r, key)["total"] == used
+    else:
+        members = sorted(m for m in r.zrange(key, 0, -1))
+        assert members == [b"%d" % (1_000_000_000 + i) for i in range(used)]
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_units_count_as_one_budget_across_library_and_module_in_either_order(server, scenario):
+    command, args, limits = SCENARIOS[scenario]
+    r = server.client
+    library = Library(r, scripts=REDIS_62)
+    by_library = lambda key: lambda cost: library.call(r, command, key, *args, "COST", cost)  # noqa: E731
+    by_module = lambda key: lambda cost: r.execute_command(command, key, *args, "COST", cost)  # noqa: E731
+    first, second = COSTS[:SWITCH_AT[0]], COSTS[SWITCH_AT[0]:SWITCH_AT[1]]
+    rest = COSTS[SWITCH_AT[1]:]
+
+    # Library first: it writes before the module is even loaded.
+    used_a = run_calls(by_library("a"), limits, 0, first)
+    r.execute_command("MODULE", "LOAD", module_path())
+    used_a = run_calls(by_module("a"), limits, used_a, second)
+    used_a = run_calls(by_library("a"), limits, used_a, rest)
+    # Module first.
+    used_b = run_calls(by_module("b"), limits, 0, first)
+    used_b = run_calls(by_library("b"), limits, used_b, second)
+    used_b = run_calls(by_module("b"), limits, used_b, rest)
+
+    assert used_a == used_b == min(limits)
+    for key in ("a", "b"):
+        check_state(r, command, args, key, min(limits))
+        # Both editions read the handed-over key alike: the same peek, and the same refusal.
+        peek = (command + "_ro", key, *args)
+        assert r.execute_command(*peek)[:3] == library.call(r, *peek)[:3] == [0, min(limits), 0]
+
+
+def test_the_exact_logs_expiry_moves_once_per_slack_whichever_edition_recorded(server):
+    """The library sets the expiry the module would (newest + window + slack), and the other
+    edition keeps it while it lies within the slack: no expiry write on every call."""
+    r = server.client
+    library = Library(r, scripts=REDIS_62)
+    r.execute_command("MODULE", "LOAD", module_path())
+    for first, second in [(library.call, module_call), (module_call, library.call)]:
+        r.flushall()
+        reply = first(r, "winlimit.slide", "log", HOUR, 10)
+        newest = r.zrange("log", -1, -1, withscores=True)[0][1]
+        assert pexpiretime(r, "log") == newest + HOUR + 60_000 and reply[4] == HOUR
+        second(r, "winlimit.slide", "log", HOUR, 10)
+        assert pexpiretime(r, "log") == newest + HOUR + 60_000
+
+
+def module_call(r, command, key, *args):
+    return r.execute_command(command, key, *args)
+
+
+def test_a_gcra_state_written_with_another_limit_reads_alike(server):
+    """A TAT written with one limit (`gcra:<ms>:<rem>:<den>`, den = that limit) is read rounded
+    up by either edition under another limit within the exact range: the same reply and the
+    same new state, whoever wrote it."""
+    r = server.client
+    library = Library(r, scripts=REDIS_62)
+    r.execute_command("MODULE", "LOAD", module_path())
+    checked = 0
+    for writer_limit, reader_limit in [(7, 3), (3, 7), (999_983, 10**6), (10**6, 7), (7, 999_983)]:
+        for writer in ("module", "library"):
+            r.flushall()
+            args = (30 * 86_400_000 // 1000, writer_limit, "BURST", 10)
+            for _ in range(3):
+                (module_call if writer == "module" else library.call)(r, "winlimit.gcra", "tat", *args)
+            for _ in range(10):  # until both run within one ms
+                r.copy("tat", "m")
+                r.copy("tat", "l")
+                pipe = r.pipeline(transaction=False)
+                pipe.time().execute_command("WINLIMIT.GCRA", "m", 86_400, reader_limit, "BURST", 10)
+                pipe.execute_command(*library.args("winlimit.gcra", "l", 86_400, reader_limit, "BURST", 10))
+                pipe.get("m").get("l").time()
+                t0, module_reply, library_reply, m_value, l_value, t1 = pipe.execute()
+                if t0[0] * 1000 + t0[1] // 1000 == t1[0] * 1000 + t1[1] // 1000:
+                    assert (module_reply, m_value) == (library_reply, l_value), (writer_limit, reader_limit)
+                    checked += 1
+                    break
+                r.delete("m", "l")
+    assert checked == 10
