@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use super::*;
 use crate::core::request::Windows;
 use crate::core::slide::expiry_slack;
-use crate::core::test_support::{edgy_i64, model_binding, ModelPair};
+use crate::core::test_support::{check_refund_and_block, edgy_i64, log_steps, model_binding, ModelPair};
 use proptest::prelude::*;
 
 /// A bucketed log held in memory: buckets, the header, and the key's expiry. The ring's
@@ -111,41 +111,19 @@ proptest! {
     /// With 1 ms buckets the bucketed log is the exact log: refunds and blocks against the
     /// same brute-force model as the exact log's.
     #[test]
-    fn refund_and_block_match_the_reference_model(
-        window in 1i64..200,
-        limit in 1i64..6,
-        calls in proptest::collection::vec((0i64..40, 0i64..4, proptest::option::of(1i64..300)), 1..60),
-    ) {
-        let mut key = MemoryHash::default();
-        let mut units: Vec<i64> = Vec::new();
-        let mut blocked_until = i64::MIN;
-        let mut now = 1_000;
-        for (gap, cost, block_ms) in calls {
-            now += gap;
-            units.retain(|&t| now - t < window);
-            let blocked = blocked_until > now;
-            if cost == 0 {
-                let v = key.refund(now, &request(&[(window, limit)], 1, 1), block_ms.unwrap_or(1));
-                if !blocked {
-                    units.truncate(units.len().saturating_sub(block_ms.unwrap_or(1) as usize));
-                }
-                prop_assert_eq!(v.allowed, !blocked && (units.len() as i64) < limit);
-                continue;
-            }
-            let r = SlideRequest { extras: crate::core::parse::Extras { refund: None, block_ms }, ..request(&[(window, limit)], cost, 1) };
-            let v = key.call(now, &r, Mode::Record);
-            let fits = !blocked && units.len() as i64 + cost <= limit;
-            prop_assert_eq!(v.allowed, fits);
-            if fits {
-                units.extend(std::iter::repeat(now).take(cost as usize));
-            } else if let (Some(ms), false, true) = (block_ms, blocked, cost <= limit) {
-                blocked_until = now + ms;
-            }
-            if blocked_until > now {
-                prop_assert_eq!(v.remaining, 0);
-                prop_assert!(v.retry_after_ms >= blocked_until - now);
-            }
-        }
+    fn refund_and_block_match_the_reference_model(window in 1i64..200, limit in 1i64..6, steps in log_steps()) {
+        let key = std::cell::RefCell::new(MemoryHash::default());
+        let r = |cost, block_ms| SlideRequest {
+            extras: crate::core::parse::Extras { refund: None, block_ms },
+            ..request(&[(window, limit)], cost, 1)
+        };
+        check_refund_and_block(
+            window,
+            limit,
+            steps,
+            |now, cost, block_ms| key.borrow_mut().call(now, &r(cost, block_ms), Mode::Record),
+            |now, n| key.borrow_mut().refund(now, &r(1, None), n),
+        )?;
     }
 }
 

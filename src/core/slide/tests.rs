@@ -1,7 +1,7 @@
 //! The sliding log against an in-memory store, and against a brute-force model.
 
 use super::*;
-use crate::core::test_support::{edgy_i64, model_binding, ModelPair};
+use crate::core::test_support::{check_refund_and_block, edgy_i64, log_steps, model_binding, ModelPair};
 use proptest::prelude::*;
 
 /// A sorted-set stand-in: entries sorted by score, plus the key's expiry.
@@ -606,8 +606,12 @@ proptest! {
     }
 }
 
+fn with_extras(request: SlideRequest, block_ms: Option<i64>) -> SlideRequest {
+    SlideRequest { extras: Extras { refund: None, block_ms }, ..request }
+}
+
 fn with_block(request: SlideRequest, block_ms: i64) -> SlideRequest {
-    SlideRequest { extras: Extras { refund: None, block_ms: Some(block_ms) }, ..request }
+    with_extras(request, Some(block_ms))
 }
 
 #[test]
@@ -640,46 +644,18 @@ fn a_block_rejects_everything_until_it_ends_and_is_not_extended() {
 }
 
 proptest! {
-    /// Refunds and blocks against a brute-force log: a block rejects every call until it
-    /// ends, rejections do not extend it, a refund takes the newest counted units (none
-    /// while blocked) and replies the peek that follows.
+    /// Refunds and blocks against a brute-force log (test_support::check_refund_and_block).
     #[test]
-    fn refund_and_block_match_the_reference_model(
-        window in 1i64..200,
-        limit in 1i64..6,
-        calls in proptest::collection::vec((0i64..40, 0i64..4, proptest::option::of(1i64..300)), 1..60),
-    ) {
-        let mut log = MemoryLog::default();
-        let mut units: Vec<i64> = Vec::new();
-        let mut blocked_until = i64::MIN;
-        let mut now = 1_000;
-        for (gap, cost, block_ms) in calls {
-            now += gap;
-            units.retain(|&t| now - t < window);
-            let blocked = blocked_until > now;
-            if cost == 0 {
-                let v = log.refund(now, &request(window, limit, 1), block_ms.unwrap_or(1));
-                if !blocked {
-                    let keep = units.len().saturating_sub(block_ms.unwrap_or(1) as usize);
-                    units.truncate(keep);
-                }
-                prop_assert_eq!(v.allowed, !blocked && (units.len() as i64) < limit);
-                continue;
-            }
-            let r = SlideRequest { extras: Extras { refund: None, block_ms }, ..request(window, limit, cost) };
-            let v = log.call(now, &r, Mode::Record);
-            let fits = !blocked && units.len() as i64 + cost <= limit;
-            prop_assert_eq!(v.allowed, fits);
-            if fits {
-                units.extend(std::iter::repeat(now).take(cost as usize));
-            } else if let (Some(ms), false, true) = (block_ms, blocked, cost <= limit) {
-                blocked_until = now + ms;
-            }
-            if blocked_until > now {
-                prop_assert_eq!(v.remaining, 0);
-                prop_assert!(v.retry_after_ms >= blocked_until - now);
-            }
-            prop_assert_eq!(log.counted(now, window), units.len() as i64);
-        }
+    fn refund_and_block_match_the_reference_model(window in 1i64..200, limit in 1i64..6, steps in log_steps()) {
+        let log = std::cell::RefCell::new(MemoryLog::default());
+        check_refund_and_block(
+            window,
+            limit,
+            steps,
+            |now, cost, block_ms| {
+                log.borrow_mut().call(now, &with_extras(request(window, limit, cost), block_ms), Mode::Record)
+            },
+            |now, n| log.borrow_mut().refund(now, &request(window, limit, 1), n),
+        )?;
     }
 }
