@@ -150,9 +150,10 @@ pub struct SlidePlan {
     pub append: Option<Append>,
     /// Give the key this absolute expiry (ms).
     pub expire_at: Option<i64>,
-    /// `BLOCK`: store the marker of a block ending then, replacing `unblock`'s.
+    /// `BLOCK`: store the marker of a block ending then.
     pub block: Option<i64>,
-    /// The marker of a block that has ended, to remove with `block`'s arrival.
+    /// The marker of a block that has ended, removed after the entries are written (so the
+    /// set never empties on the way).
     pub unblock: Option<i64>,
 }
 
@@ -260,12 +261,16 @@ pub fn decide(now: i64, request: &SlideRequest, mode: Mode, log: &mut impl LogVi
     }
     if let Some(until) = block::starts(&plan.verdict, mode, request.extras.block_ms, false, now) {
         plan.verdict = block::while_blocked(plan.verdict, now, until);
-        (plan.block, plan.unblock) = (Some(until), stored_block);
+        plan.block = Some(until);
         // The key lives at least until the block ends.
         let expiry = plan.expire_at.or(log.expires_at());
         if expiry.map_or(true, |at| at < until) {
             plan.expire_at = Some(until);
         }
+    }
+    // A marker whose block has ended goes with the next write (a delete takes it anyway).
+    if !plan.is_noop() && !plan.discard {
+        plan.unblock = stored_block;
     }
     plan
 }

@@ -90,8 +90,13 @@ impl MemoryLog {
             }
             self.entries.sort_by_key(|e| (e.score, e.member));
         }
+        if plan.unblock.is_some() {
+            assert_eq!(plan.unblock, self.blocked, "only the stored marker is removed");
+            assert!(!self.entries.is_empty(), "removing it never empties the set");
+            self.blocked = None;
+        }
         if plan.block.is_some() {
-            assert_eq!(plan.unblock, self.blocked, "a new marker replaces the old one");
+            assert_eq!(self.blocked, None, "a new marker replaces any old one");
             self.blocked = plan.block;
         }
         if self.entries.is_empty() && self.blocked.is_none() {
@@ -641,6 +646,7 @@ fn a_block_rejects_everything_until_it_ends_and_is_not_extended() {
     assert_eq!(log.call(2000, &request(1000, 2, 1), Mode::Peek).retry_after_ms, 3300);
     assert!(!log.refund(2000, &request(1000, 2, 1), 1).allowed, "a refund never lifts it");
     assert_eq!(log.call(5300, &r, Mode::Record).to_array(), [1, 2, 1, 0, 1000]);
+    assert_eq!(log.blocked, None, "the ended block's marker goes with the next write");
 }
 
 proptest! {

@@ -185,10 +185,11 @@ fn apply(key: &mut WriteKey<'_>, plan: &SlidePlan) {
     if let Some(append) = plan.append {
         key.zadd_new(append.score, append.count, append.first_member, next_member);
     }
-    if let Some(until) = plan.block {
+    if let Some(ended) = plan.unblock {
         let mut old = [0u8; 26];
-        let old = plan.unblock.map(|at| OwnedString::from_bytes(key.ctx(), slide::block_member(at, &mut old)));
-        key.zrem(old.as_slice());
+        key.zrem(&[OwnedString::from_bytes(key.ctx(), slide::block_member(ended, &mut old))]);
+    }
+    if let Some(until) = plan.block {
         let mut member = [0u8; 26];
         key.zadd_marker(slide::block_member(until, &mut member));
     }
