@@ -1,6 +1,7 @@
 //! `WINLIMIT.SLIDE` on Redis: the exact log is a sorted set whose scores are acceptance
 //! times in ms, read through the key's range cursor and replicated as `ZADD`,
-//! `ZREMRANGEBYSCORE`, `PEXPIREAT` and `DEL`.
+//! `ZREMRANGEBYSCORE`, `ZREM` (refunds, an ended block's marker), `PEXPIREAT` and `DEL`. A
+//! block is the member `block:<end_ms>` scored `+inf`, which every count leaves out.
 
 use crate::core::parse::parse_int;
 use crate::core::request::Mode;
