@@ -66,7 +66,8 @@ def test_a_block_holds_for_ms_and_retries_do_not_extend_it(r, algorithm):
 def test_every_recording_call_is_rejected_during_a_block(r, algorithm):
     block(r, algorithm)
     before = r.dump("k")
-    for extra in [(), ("BLOCK", 5), ("COST", 1)]:
+    # A cost above the limit too: during a block it waits for the block, not -1.
+    for extra in [(), ("BLOCK", 5), ("COST", 1), ("COST", 3)]:
         reply = record(r, algorithm, *extra)
         assert (reply.allowed, reply.remaining) == (0, 0)
         assert 0 < reply.retry_after <= MS
