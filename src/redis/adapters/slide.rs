@@ -76,17 +76,26 @@ pub struct SortedSetLog<'k, 'a> {
     /// Elements scored `+inf`: the block marker, which is no entry.
     markers: u64,
     blocked_until: Option<i64>,
+    /// The newest entry, when the element read first (the last of the set) was one.
+    newest: Option<Entry>,
 }
 
 impl<'k, 'a> SortedSetLog<'k, 'a> {
-    /// The caller has checked the key is missing or a sorted set.
+    /// The caller has checked the key is missing or a sorted set. Reads the last element:
+    /// the block marker if the key has one, else the newest entry, which the call reads
+    /// anyway (so a key without a block costs no extra lookup).
     pub fn new(key: &'k mut Key<'a>) -> Self {
-        let mut log = SortedSetLog { key, markers: 0, blocked_until: None };
-        log.markers = log.count_range((f64::INFINITY, f64::INFINITY, false), false, u64::MAX);
-        if log.markers > 0 {
-            let marker = log.key.zset_range(f64::INFINITY, f64::INFINITY, false, true);
-            log.blocked_until =
-                marker.and_then(|m| m.current()).and_then(|(_, m)| slide::parse_block_member(m.bytes()));
+        let last = key.zset_range(f64::NEG_INFINITY, f64::INFINITY, false, true).and_then(|range| range.current());
+        let mut log = SortedSetLog { key, markers: 0, blocked_until: None, newest: None };
+        match last {
+            Some((score, member)) if score == f64::INFINITY => {
+                log.markers = log.count_range((f64::INFINITY, f64::INFINITY, false), false, u64::MAX);
+                log.blocked_until = slide::parse_block_member(member.bytes());
+            }
+            Some((score, member)) => {
+                log.newest = Some(Entry { score: to_ms(score), member: parse_int(member.bytes()) })
+            }
+            None => {}
         }
         log
     }
@@ -130,6 +139,9 @@ impl LogView for SortedSetLog<'_, '_> {
     }
 
     fn newest(&mut self) -> Option<Entry> {
+        if self.newest.is_some() {
+            return self.newest;
+        }
         let range = self.key.zset_range(f64::NEG_INFINITY, f64::MAX, false, true)?;
         range.current().map(|(score, member)| Entry { score: to_ms(score), member: parse_int(member.bytes()) })
     }
