@@ -91,11 +91,14 @@ end
 
 -- Arguments repeat from call to call (the same window and limit): their integers are kept
 -- (a library's state outlives a call; a script's does not, and gains nothing), at most
--- ARG_CACHE_SIZE of them, so odd arguments cannot grow it without bound.
+-- ARG_CACHE_SIZE short ones, so odd arguments cannot grow it without bound.
 local ARG_CACHE_SIZE = 256
 local arg_cache, arg_cache_len = {}, 0
 
 local function arg_int(s)
+  if #s > 20 then -- longer than any i64: not kept (nor held from the garbage collector)
+    return parse_int(s)
+  end
   local n = arg_cache[s]
   if n ~= nil then
     return n or nil
@@ -232,6 +235,18 @@ local function unknown_option(word)
     fail("ERR '" .. printable(word) .. "' where an option was expected: window_ms limit pairs come before the options")
   end
   fail("ERR unknown option '" .. printable(word) .. "'")
+end
+
+-- The options after the pairs: handlers[WORD](o, req) for each known word (any case), refuse(word)
+-- for any other.
+local function parse_options(args, from, req, handlers, refuse)
+  local o = options(args, from)
+  for word_ in next_word, o do
+    local handle = handlers[word_:upper()]
+    if handle == nil then refuse(word_) end
+    handle(o, req)
+  end
+  return req
 end
 
 local function parse_cost(value)
@@ -435,6 +450,29 @@ local function all_room(pairs)
   return true
 end
 
+-- A shorter window that surely has room, and at least as much left as the largest pair, cannot
+-- be the one the reply describes (ties go to the longer window): its exact count changes
+-- nothing, so it is not counted. Nil when it must be.
+local function surely_not_binding(window, cost, is_largest, counted_in_largest, largest_remaining)
+  local limit = window.limit
+  if not is_largest and counted_in_largest + cost <= limit and limit - counted_in_largest >= largest_remaining then
+    return { limit = limit, remaining = limit - counted_in_largest, wait_ms = 0 }
+  end
+  return nil
+end
+
+-- A pair's answer once its count is known; room_wait(...) is asked only when the cost fits the
+-- limit but not the room left now.
+local function pair_answer(limit, counted, cost, room_wait, ...)
+  local wait = 0
+  if cost > limit then
+    wait = NEVER
+  elseif counted + cost > limit then
+    wait = room_wait(...)
+  end
+  return { limit = limit, remaining = remaining(limit, counted), wait_ms = wait }
+end
+
 -- WINLIMIT.SLIDE: the exact log (src/core/slide.rs, src/redis/adapters/slide.rs) ------------
 
 -- A stored score as whole ms: rounded up.
@@ -463,14 +501,29 @@ local function next_member(member)
   return MEMBER_FIRST
 end
 
+-- When room appears for `cost` more: once the entry `limit - cost` places from the newest
+-- leaves, reached from whichever end is nearer (from the oldest only in the largest window,
+-- whose count is exact).
+local function slide_room_wait(key, now, window, cost, counted, is_largest, cutoff)
+  local limit = window.limit
+  local from_oldest = counted + cost - limit - 1
+  local from_newest = limit - cost
+  local freeing
+  if is_largest and from_oldest <= from_newest then
+    freeing = score_at(call('ZRANGEBYSCORE', key, '(' .. fmt(cutoff), '+inf', 'WITHSCORES', 'LIMIT', fmt(from_oldest), '1'))
+  else
+    freeing = score_at(call('ZREVRANGE', key, fmt(from_newest), fmt(from_newest), 'WITHSCORES'))
+  end
+  return freeing and max(exact(freeing + window.window_ms - now, 'a score of this key'), 1) or window.window_ms
+end
+
 -- One pair's answer before anything is recorded (slide.rs `check`).
 local function slide_check(key, now, window, cost, largest_ms, counted_in_largest, largest_remaining)
   local is_largest = window.window_ms == largest_ms
+  local skipped = surely_not_binding(window, cost, is_largest, counted_in_largest, largest_remaining)
+  if skipped then return skipped end
   local limit = window.limit
   local cutoff = now - window.window_ms
-  if not is_largest and counted_in_largest + cost <= limit and limit - counted_in_largest >= largest_remaining then
-    return { limit = limit, remaining = limit - counted_in_largest, wait_ms = 0 }
-  end
   local counted = counted_in_largest
   if not is_largest and counted_in_largest > 0 then
     local largest_cutoff = now - largest_ms
@@ -478,23 +531,7 @@ local function slide_check(key, now, window, cost, largest_ms, counted_in_larges
       counted = min(zcount(key, '(' .. fmt(cutoff), '+inf'), limit + 1)
     end
   end
-  local wait
-  if cost > limit then
-    wait = NEVER
-  elseif counted + cost <= limit then
-    wait = 0
-  else
-    local from_oldest = counted + cost - limit - 1
-    local from_newest = limit - cost
-    local freeing
-    if is_largest and from_oldest <= from_newest then
-      freeing = score_at(call('ZRANGEBYSCORE', key, '(' .. fmt(cutoff), '+inf', 'WITHSCORES', 'LIMIT', fmt(from_oldest), '1'))
-    else
-      freeing = score_at(call('ZREVRANGE', key, fmt(from_newest), fmt(from_newest), 'WITHSCORES'))
-    end
-    wait = freeing and max(exact(freeing + window.window_ms - now, 'a score of this key'), 1) or window.window_ms
-  end
-  return { limit = limit, remaining = remaining(limit, counted), wait_ms = wait }
+  return pair_answer(limit, counted, cost, slide_room_wait, key, now, window, cost, counted, is_largest, cutoff)
 end
 
 -- ZADD `count` new members at `score`: from `first`, each the next in the sequence, skipping
@@ -698,17 +735,29 @@ local function bucket_sum(view, from, to, b)
   return total
 end
 
+-- When room appears for `cost` more: buckets leave oldest first, and the one whose departure
+-- frees enough room decides.
+local function bucket_room_wait(view, now, window, cost, counted, first, h, b)
+  local need, freed, freeing = counted + cost - window.limit, 0, first
+  local to = h and h.newest or first
+  for i = 0, walk_steps(first, to, b) - 1 do
+    freeing = first + i * b
+    freed = freed + view.units(freeing)
+    if freed >= need then break end
+  end
+  return max(freeing + b - 1 + window.window_ms - now, 1)
+end
+
 -- One pair's answer before anything is recorded (bucketed.rs `check`).
 local function bucket_check(now, window, cost, b, largest_ms, counted_in_largest, largest_remaining, h, view)
-  local limit = window.limit
-  if window.window_ms ~= largest_ms and counted_in_largest + cost <= limit and limit - counted_in_largest >= largest_remaining then
-    return { limit = limit, remaining = limit - counted_in_largest, wait_ms = 0 }
-  end
+  local is_largest = window.window_ms == largest_ms
+  local skipped = surely_not_binding(window, cost, is_largest, counted_in_largest, largest_remaining)
+  if skipped then return skipped end
   local first = first_counted(now, window.window_ms, b)
   local counted = 0
   if h == nil then
     counted = 0
-  elseif window.window_ms == largest_ms or counted_in_largest == 0 then
+  elseif is_largest or counted_in_largest == 0 then
     counted = counted_in_largest
   elseif h.newest >= first then
     local first_in_largest = max(first_counted(now, largest_ms, b), h.oldest)
@@ -720,22 +769,7 @@ local function bucket_check(now, window, cost, b, largest_ms, counted_in_largest
       counted = counted_in_largest - bucket_sum(view, first_in_largest, first - b, b)
     end
   end
-  local wait
-  if cost > limit then
-    wait = NEVER
-  elseif counted + cost <= limit then
-    wait = 0
-  else
-    local need, freed, freeing = counted + cost - limit, 0, first
-    local to = h and h.newest or first
-    for i = 0, walk_steps(first, to, b) - 1 do
-      freeing = first + i * b
-      freed = freed + view.units(freeing)
-      if freed >= need then break end
-    end
-    wait = max(freeing + b - 1 + window.window_ms - now, 1)
-  end
-  return { limit = limit, remaining = remaining(limit, counted), wait_ms = wait }
+  return pair_answer(window.limit, counted, cost, bucket_room_wait, view, now, window, cost, counted, first, h, b)
 end
 
 -- The units that count in the largest window: the running total less what left it.
@@ -904,21 +938,14 @@ local function slide_max_limit(args, from)
   return MAX_EXACT_LIMIT
 end
 
+local SLIDE_OPTIONS = {
+  COST = function(o, req) req.cost = parse_cost(value(o, 'COST')) end,
+  BUCKET = function(o, req) req.bucket_ms = parse_bucket_ms(value(o, 'BUCKET'), req.windows) end,
+}
+
 local function parse_slide(args)
   local windows, from = parse_windows(args, slide_max_limit)
-  local req = { windows = windows, cost = 1 }
-  local o = options(args, from)
-  for word_ in next_word, o do
-    local upper = word_:upper()
-    if upper == 'COST' then
-      req.cost = parse_cost(value(o, 'COST'))
-    elseif upper == 'BUCKET' then
-      req.bucket_ms = parse_bucket_ms(value(o, 'BUCKET'), windows)
-    else
-      unknown_option(word_)
-    end
-  end
-  return req
+  return parse_options(args, from, { windows = windows, cost = 1 }, SLIDE_OPTIONS, unknown_option)
 end
 
 local function slide(key, args, record)
@@ -935,25 +962,21 @@ local function fixed_max_limit()
   return FIXED_MAX_LIMIT
 end
 
+local FIXED_OPTIONS = {
+  COST = SLIDE_OPTIONS.COST,
+  ALIGN = function(o, req)
+    once(o, 'ALIGN')
+    req.align = true
+  end,
+}
+
 local function parse_fixed(args)
   local windows, from = parse_windows(args, fixed_max_limit)
   if #windows > 1 then
     fail('ERR WINLIMIT.FIXED takes one window_ms limit pair')
   end
   local req = { window_ms = windows[1].window_ms, limit = windows[1].limit, cost = 1, align = false }
-  local o = options(args, from)
-  for word_ in next_word, o do
-    local upper = word_:upper()
-    if upper == 'COST' then
-      req.cost = parse_cost(value(o, 'COST'))
-    elseif upper == 'ALIGN' then
-      once(o, 'ALIGN')
-      req.align = true
-    else
-      unknown_option(word_)
-    end
-  end
-  return req
+  return parse_options(args, from, req, FIXED_OPTIONS, unknown_option)
 end
 
 -- The counter (nil when missing): a canonical non-negative integer, as INCRBY takes it.
@@ -1018,30 +1041,32 @@ local function max_burst(limit, period_ms)
   return (mul_div(limit, GCRA_MAX, period_ms))
 end
 
+local GCRA_OPTIONS = {
+  BURST = function(o, req) req.burst = value(o, 'BURST') end, -- checked once the limit is known
+  COST = SLIDE_OPTIONS.COST,
+}
+
+-- GCRA takes no pairs: every other word is an unknown option.
+local function unknown_word(word)
+  fail("ERR unknown option '" .. printable(word) .. "'")
+end
+
 local function parse_gcra(args)
   if #args < 2 then range_error('period_ms', 1, MAX_WINDOW_MS) end
   local req = { period_ms = in_range(args[1], 'period_ms', 1, GCRA_MAX), limit = in_range(args[2], 'limit', 1, GCRA_MAX), cost = 1 }
-  local burst
-  local o = options(args, 3)
-  for word_ in next_word, o do
-    local upper = word_:upper()
-    if upper == 'BURST' then
-      burst = value(o, 'BURST')
-    elseif upper == 'COST' then
-      req.cost = parse_cost(value(o, 'COST'))
-    else
-      fail("ERR unknown option '" .. printable(word_) .. "'")
-    end
-  end
+  parse_options(args, 3, req, GCRA_OPTIONS, unknown_word)
   -- Without BURST, the limit: a full refill of `limit` units takes period_ms <= 10^12 ms.
-  req.burst = burst and in_range(burst, 'BURST', 1, max_burst(req.limit, req.period_ms)) or req.limit
+  req.burst = req.burst and in_range(req.burst, 'BURST', 1, max_burst(req.limit, req.period_ms)) or req.limit
   return req
 end
 
 -- The stored TAT `gcra:<ms>:<rem>:<den>`; anything else is refused.
-local function decode_tat(value)
+-- `limit_text` is the call's limit as given (canonical, as parsed): a state written with the
+-- same limit, the common case, needs its den not parsed.
+local function decode_tat(value, limit, limit_text)
   local ms, rem, den = value:match('^gcra:([^:]*):([^:]*):([^:]*)$')
-  ms, rem, den = ms and parse_int(ms), rem and parse_int(rem), den and parse_int(den)
+  ms, rem = ms and parse_int(ms), rem and parse_int(rem)
+  if den == limit_text then den = limit else den = den and parse_int(den) end
   if not (ms and rem and den) or den < 1 or den > GCRA_MAX or rem < 0 or rem >= den then
     fail('ERR this key holds no GCRA state')
   end
@@ -1064,7 +1089,7 @@ local function gcra(key, args, record)
   local req = parse_gcra(args)
   local value = typed('GET', key) or nil
   local ms, rem, den
-  if value then ms, rem, den = decode_tat(value) end
+  if value then ms, rem, den = decode_tat(value, req.limit, args[2]) end
   local now = server_ms()
   local l, p = req.limit, req.period_ms
   local capacity = exact(req.burst * p, 'BURST * period_ms')
@@ -1084,7 +1109,8 @@ local function gcra(key, args, record)
   if records then
     local whole = idiv(debt_after, l)
     local ms, rem = now + whole, debt_after - whole * l
-    set_with_expiry(key, 'gcra:' .. fmt(ms) .. ':' .. fmt(rem) .. ':' .. fmt(l), rem ~= 0 and ms + 1 or ms)
+    -- args[2] is the limit's canonical text: one format call writes the state.
+    set_with_expiry(key, format('gcra:%d:%d:%s', ms, rem, args[2]), rem ~= 0 and ms + 1 or ms)
   end
   return verdict
 end
@@ -1116,6 +1142,12 @@ local function serve(entry, keys, args)
   if ok then return result end
   if type(result) == 'table' and (result.winlimit_error or result.err) then
     return redis.error_reply(result.winlimit_error or result.err)
+  end
+  -- Redis 6.x raises a refused command (READONLY on a replica, OOM) as text after the script's
+  -- place: the server's own error, replied as it is.
+  local refused = type(result) == 'string' and result:match('^@user_script:%s*%d+:%s*%-(%u+ .*)$')
+  if refused then
+    return redis.error_reply(refused)
   end
   return redis.error_reply('ERR winlimit library internal error: ' .. tostring(result))
 end

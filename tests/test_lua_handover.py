@@ -11,7 +11,7 @@ import pytest
 from kit import editions
 from kit.bucket_layout import bucket_log
 from kit.lua_library import Library
-from kit.keyspace import pexpiretime
+from kit.keyspace import copy_key, pexpiretime
 from kit.server import IS_VALKEY, REDIS_62, module_path
 
 pytestmark = editions.module_only("it loads the module and the library itself, on one server: one run, in the module edition")
@@ -135,8 +135,8 @@ def test_a_gcra_state_written_with_another_limit_reads_alike(server):
             for _ in range(3):
                 (module_call if writer == "module" else library.call)(r, "winlimit.gcra", "tat", *args)
             for _ in range(10):  # until both run within one ms
-                r.copy("tat", "m")
-                r.copy("tat", "l")
+                copy_key(r, "tat", "m")
+                copy_key(r, "tat", "l")
                 pipe = r.pipeline(transaction=False)
                 pipe.time().execute_command("WINLIMIT.GCRA", "m", 86_400, reader_limit, "BURST", 10)
                 pipe.execute_command(*library.args("winlimit.gcra", "l", 86_400, reader_limit, "BURST", 10))

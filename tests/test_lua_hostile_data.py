@@ -7,7 +7,7 @@ leaves the key untouched."""
 import redis
 
 from kit import editions
-from kit.keyspace import pexpiretime
+from kit.keyspace import copy_key, pexpiretime
 from kit.lua_library import Library
 from kit.server import REDIS_62
 
@@ -33,8 +33,8 @@ def one_round(r, library, cases):
     for key, (command, *args) in cases:
         m, lib = b"m:" + key, b"l:" + key
         r.delete(m, lib)
-        r.copy(key, m)
-        r.copy(key, lib)
+        copy_key(r, key, m)
+        copy_key(r, key, lib)
         before = state(r, lib)
         pipe = r.pipeline(transaction=False)
         pipe.time()

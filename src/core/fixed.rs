@@ -194,4 +194,4 @@ fn new_window_end(now: i64, request: &FixedRequest) -> i64 {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

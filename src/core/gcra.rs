@@ -328,4 +328,4 @@ fn bucket(now: i64, request: &GcraRequest, mode: Mode, stored: Option<Stored>) -
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -11,5 +11,7 @@ pub mod parse;
 pub mod request;
 pub mod slide;
 #[cfg(test)]
+mod spec_cases;
+#[cfg(test)]
 pub mod test_support;
 pub mod verdict;

@@ -408,4 +408,4 @@ fn count_shorter(log: &mut impl LogView, largest_cutoff: i64, cutoff: i64, count
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -26,6 +26,15 @@ def set_pxat(client, key, value, at):
     return tx.execute()[0]
 
 
+def copy_key(client, source, destination):
+    """COPY source destination; on Redis 6.0, which has no COPY, DUMP and RESTORE with the
+    same absolute expiry."""
+    if not REDIS_60:
+        return client.copy(source, destination)
+    at = pexpiretime(client, source)
+    return client.restore(destination, max(at, 0), client.dump(source), absttl=at > 0)
+
+
 def pexpiretime(client, key):
     """The key's absolute expiry in ms (-1: none, -2: no key), exactly. Redis 6.2 has no
     PEXPIRETIME: there PTTL is read between two TIMEs (run in order, as one pipeline),

@@ -6,6 +6,7 @@
 import type { Decision } from "./decision";
 import { RedisCallError } from "./errors";
 import type { Limiter } from "./limiter";
+import type { MemoryLimiter } from "./memory";
 import { decided, MetricsSink } from "./counting";
 import { addressKey, DEFAULT_IPV6_SUBNET } from "./keys";
 import { ShadowLog } from "./shadow";
@@ -20,8 +21,9 @@ export type Check<Req = any> = (limiter: Limiter, key: string, request: Req) => 
 export type KeyFunction<Req> = (request: Req) => string | null | undefined | Promise<string | null | undefined>;
 
 /** Where the middleware writes a line: `"error"` for a failed check, `"warn"` for what
- * shadow mode let through. */
-export type Logger = (message: string, level: "error" | "warn") => void;
+ * shadow mode let through and for Redis failing while a fallback decides, `"info"` for
+ * Redis answering again. */
+export type Logger = (message: string, level: "error" | "warn" | "info") => void;
 
 /** The options of both middleware. */
 /** `handler(request, response, decision)`: answers a rejected request (Express: `res`,
@@ -57,6 +59,11 @@ export interface RateLimitOptions<Req, Res = unknown> {
   headers?: HeaderStyle;
   /** Counts each request's decision: a `Metrics` from winlimit/metrics. */
   metrics?: MetricsSink;
+  /** A MemoryLimiter that decides, with the same `check`, while Redis fails or gives no
+   * answer in time, instead of failing open or closed: one warning per outage, and Redis
+   * decides again as soon as it answers. It counts per process: with N processes, up to N
+   * times the limit passes while Redis is down. */
+  fallback?: MemoryLimiter;
   /** Answers a rejected request instead of the default 429 with a short text. */
   handler?: Handler<Req, Res>;
   /** Check and count as usual, but let every request through: a rejected one gets the
@@ -95,6 +102,8 @@ export class Guard<Req, Res = unknown> {
   readonly style: HeaderStyle;
   /** The requests shadow mode let through that would have been rejected. */
   shadowRejections = 0;
+  /** Redis failed and the fallback decides, until Redis answers again. */
+  private redisDown = false;
 
   constructor(
     options: RateLimitOptions<Req, Res>,
@@ -115,7 +124,7 @@ export class Guard<Req, Res = unknown> {
     this.prefix = options.prefix ?? DEFAULT_PREFIX;
     this.timeoutMs = timeoutMs;
     this.style = checkStyle(options.headers === undefined ? DEFAULT_STYLE : options.headers);
-    this.logger = options.logger ?? ((message, level) => (level === "warn" ? console.warn : console.error)(message));
+    this.logger = options.logger ?? ((message, level) => console[level](message));
   }
 
   /** "limited" with the decision; "unlimited" when the key is none, or Redis failed and the
@@ -131,9 +140,30 @@ export class Guard<Req, Res = unknown> {
       decision = await this.withinTime(this.options.check(this.options.limiter, fullKey, request));
     } catch (error) {
       if (!(error instanceof RedisCallError || error instanceof CheckTimedOut)) throw error;
-      return this.failed(fullKey, error);
+      const fallback = this.options.fallback;
+      if (fallback === undefined) return this.failed(fullKey, error);
+      this.redisFailed(error);
+      // The fallback has the limiter's methods: the same check runs on it.
+      return this.judged(fullKey, await this.options.check(fallback as unknown as Limiter, fullKey, request));
+    }
+    if (this.redisDown) {
+      this.redisDown = false;
+      this.logger("winlimit: Redis answers again: deciding by Redis", "info");
     }
     return this.judged(fullKey, decision, started);
+  }
+
+  /** The first failure of an outage is warned about; the rest of it is quiet (one line per
+   * request would flood). */
+  private redisFailed(error: RedisCallError | CheckTimedOut): void {
+    if (this.redisDown) return;
+    this.redisDown = true;
+    const cause = error.cause instanceof Error ? error.cause : error;
+    this.logger(
+      `winlimit: Redis failed (${cause.name}: ${error.message}): deciding by the in-process fallback until it answers again; ` +
+        "its limits count per process",
+      "warn",
+    );
   }
 
   /** The outcome of a decision: its fields, and a 429 when rejected, unless in shadow mode. */

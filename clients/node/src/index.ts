@@ -10,6 +10,8 @@
 
 export { Limiter } from "./limiter";
 export type { LimiterOptions } from "./limiter";
+export { MemoryLimiter } from "./memory";
+export type { MemoryLimiterOptions } from "./memory";
 export { Decision } from "./decision";
 export type { DecisionFields, Policy } from "./decision";
 export { ModuleNotLoaded, RedisCallError } from "./errors";

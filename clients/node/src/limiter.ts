@@ -87,20 +87,7 @@ export class Limiter {
   }
 
   private async run(call: Call): Promise<Decision> {
-    const waitMs = checkWait(call.options.waitMs, call.readonly);
-    if (waitMs === undefined) return this.once(call);
-    const deadline = performance.now() + waitMs;
-    let waited = 0;
-    for (;;) {
-      const decision = await this.once(call);
-      // -1: the request can never fit, so waiting would not help.
-      if (decision.allowed || decision.retryAfterMs <= 0 || performance.now() + decision.retryAfterMs > deadline) {
-        return new Decision({ ...decision, waitedMs: Math.round(waited) });
-      }
-      const start = performance.now();
-      await new Promise((resolve) => setTimeout(resolve, decision.retryAfterMs));
-      waited += performance.now() - start;
-    }
+    return runWaiting(call, (c) => this.once(c));
   }
 
   private async once(call: Call): Promise<Decision> {
@@ -117,6 +104,25 @@ export class Limiter {
     const decision = Decision.fromReply(reply, call.policies);
     this.cache?.remember(call, decision);
     return decided(this.metrics, decision, started);
+  }
+}
+
+/** Answers `call` by `once`; with `waitMs`, sleeps `retryAfterMs` and asks again while
+ * rejected, until accepted or until the next sleep would end after the deadline. */
+export async function runWaiting(call: Call, once: (call: Call) => Promise<Decision>): Promise<Decision> {
+  const waitMs = checkWait(call.options.waitMs, call.readonly);
+  if (waitMs === undefined) return once(call);
+  const deadline = performance.now() + waitMs;
+  let waited = 0;
+  for (;;) {
+    const decision = await once(call);
+    // -1: the request can never fit, so waiting would not help.
+    if (decision.allowed || decision.retryAfterMs <= 0 || performance.now() + decision.retryAfterMs > deadline) {
+      return new Decision({ ...decision, waitedMs: Math.round(waited) });
+    }
+    const start = performance.now();
+    await new Promise((resolve) => setTimeout(resolve, decision.retryAfterMs));
+    waited += performance.now() - start;
   }
 }
 

@@ -60,7 +60,9 @@ export class Metrics implements MetricsSink {
 
   decided(decision: Decision, shadow = false): void {
     const policy = decision.policy?.name ?? "";
-    const outcome = decision.allowed ? "allowed" : shadow ? "shadow_rejected" : decision.cached ? "cached" : "rejected";
+    // "fallback": decided in this process (a MemoryLimiter) while Redis failed.
+    const outcome =
+      decision.backend === "memory" ? "fallback" : decision.allowed ? "allowed" : shadow ? "shadow_rejected" : decision.cached ? "cached" : "rejected";
     this.decisions.inc({ policy, outcome });
     const seen = this.lowest.get(policy);
     if (seen === undefined || decision.remaining < seen) this.lowest.set(policy, decision.remaining);

@@ -77,6 +77,13 @@ async def async_calls() -> bool:
     cluster = winlimit.asyncio.Limiter(redis.asyncio.cluster.RedisCluster(host="127.0.0.1", port=7000))
     RateLimit(limiter, lambda lim, key: lim.fixed(key, 1000, 1))
     return (await limiter.fixed("k", 1000, 1, align=True)).allowed and (await cluster.slide("k", 1, 1)).allowed
+
+def memory_fallback() -> bool:
+    import winlimit.memory
+    fallback = winlimit.memory.Limiter(max_keys=10_000, clock=lambda: 1_700_000_000_000)
+    RateLimit(winlimit.asyncio.Limiter(redis.asyncio.Redis()), lambda lim, key: lim.fixed(key, 1000, 1),
+              fallback=fallback)
+    return fallback.gcra("k", 1000, 10, burst=3, peek=True).backend == "memory" and len(fallback) == 0
 '''
 
 

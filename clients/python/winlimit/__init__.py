@@ -7,14 +7,14 @@
         ...  # decision.headers() has RateLimit-Policy, RateLimit and Retry-After
 
 `winlimit.asyncio.Limiter` is the same over redis.asyncio; `winlimit.asgi` (the `asgi` extra)
-has a Starlette/FastAPI middleware and a FastAPI dependency.
+has a Starlette/FastAPI middleware and a FastAPI dependency; `winlimit.memory.Limiter` makes
+the same decisions in this process, a middleware's `fallback=` while Redis is down.
 """
 
 from __future__ import annotations
 
 import inspect
 import time
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Optional, Protocol, Tuple, Union
 
 import redis
@@ -94,16 +94,7 @@ class Limiter:
         return self.name if name is None else _commands.check_name(name)
 
     def _run(self, call: _commands.Call, wait: Optional[float]) -> Decision:
-        decision = self._once(call)
-        if wait is None:
-            return decision
-        waiting = _wait.Waiting(wait)
-        while (seconds := waiting.next_sleep(decision)) is not None:
-            started = time.monotonic()
-            time.sleep(seconds)
-            waiting.slept_for(started)
-            decision = self._once(call)
-        return replace(decision, waited_ms=waiting.waited_ms())
+        return _wait.run(lambda: self._once(call), wait)
 
     def reset(self, key: Key) -> bool:
         """Deletes the key, whatever its method, and forgets every cached rejection for it,

@@ -21,6 +21,7 @@ from ._shadow import ShadowLog, quoted
 from ._styles import DEFAULT_STYLE, check_style, fields
 
 if TYPE_CHECKING:
+    from . import memory
     from .metrics import Metrics
 
 log = logging.getLogger("winlimit")
@@ -75,8 +76,10 @@ class Guard:
 
     def __init__(self, prefix: str, fail_open: bool, shadow: bool, timeout: Optional[float] = DEFAULT_TIMEOUT,
                  headers: Optional[str] = DEFAULT_STYLE, shadow_log: Optional[ShadowLog] = None,
-                 metrics: Optional["Metrics"] = None):
+                 metrics: Optional["Metrics"] = None, fallback: Optional["memory.Limiter"] = None):
         self.prefix = prefix
+        self.fallback = fallback
+        self.redis_down = False
         self.fail_open = fail_open
         self.shadow = shadow
         self.timeout = check_timeout(timeout)
@@ -102,6 +105,26 @@ class Guard:
         if warning is not None:
             log.warning("%s", warning)
         return Verdict(200, headers)
+
+    def falls_back(self, error: BaseException) -> bool:
+        """Redis failed: True when the fallback is to decide instead. The first failure of an
+        outage is warned about; the rest of it is quiet (one line per request would flood)."""
+        if self.fallback is None:
+            return False
+        with self._lock:
+            began, self.redis_down = not self.redis_down, True
+        if began:
+            log.warning("winlimit: Redis failed (%s: %s): deciding by the in-process fallback until it answers "
+                        "again; its limits count per process", error_name(error), error)
+        return True
+
+    def redis_answered(self) -> None:
+        """Redis decided: an outage, if there was one, is over."""
+        if self.redis_down:
+            with self._lock:
+                ended, self.redis_down = self.redis_down, False
+            if ended:
+                log.info("winlimit: Redis answers again: deciding by Redis")
 
     def failed(self, key: str, error: BaseException, policy: str = "") -> Verdict:
         # Connection refused, no answer in time, OOM, a server without the module: the limiter

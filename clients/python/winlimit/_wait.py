@@ -7,7 +7,8 @@ first. So waiting sleeps exactly that long and calls again, instead of polling.
 from __future__ import annotations
 
 import time
-from typing import Optional
+from dataclasses import replace
+from typing import Callable, Optional
 
 from ._decision import Decision
 
@@ -23,6 +24,21 @@ def check(wait: Optional[float], peek: bool) -> Optional[float]:
     if peek:
         raise ValueError("peek=True records nothing, so there is nothing to wait for: drop wait= or peek=")
     return float(wait)
+
+
+def run(once: Callable[[], Decision], wait: Optional[float]) -> Decision:
+    """`once()`; with `wait`, slept on and called again while rejected (see `Waiting`), the
+    time slept in `waited_ms`. The sync limiters' loop; the asyncio one awaits its sleeps."""
+    decision = once()
+    if wait is None:
+        return decision
+    waiting = Waiting(wait)
+    while (seconds := waiting.next_sleep(decision)) is not None:
+        started = time.monotonic()
+        time.sleep(seconds)
+        waiting.slept_for(started)
+        decision = once()
+    return replace(decision, waited_ms=waiting.waited_ms())
 
 
 class Waiting:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import time
-from typing import TYPE_CHECKING, Awaitable, Callable, Dict, Optional, Tuple, Union, cast
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Dict, Optional, Tuple, Union, cast
 
 import redis
 from starlette.exceptions import HTTPException
@@ -37,6 +37,7 @@ from ._styles import DEFAULT_STYLE, FIELDS, combined, merged
 from .asyncio import Limiter
 
 if TYPE_CHECKING:
+    from . import memory
     from .metrics import Metrics
 
 __all__ = ["Check", "KeyFunc", "OnReject", "RateLimit", "RateLimitMiddleware", "Rejected", "rejected_handler",
@@ -67,8 +68,8 @@ class _Guard(Guard):
 
     def __init__(self, limiter: Limiter, check: Check, key_func: KeyFunc, prefix: str, fail_open: bool,
                  shadow: bool, timeout: Optional[float], ipv6_subnet: int, headers: Optional[str],
-                 on_reject: Optional[OnReject], metrics: Optional["Metrics"]):
-        super().__init__(prefix, fail_open, shadow, timeout, headers, metrics=metrics)
+                 on_reject: Optional[OnReject], metrics: Optional["Metrics"], fallback: Optional["memory.Limiter"]):
+        super().__init__(prefix, fail_open, shadow, timeout, headers, metrics=metrics, fallback=fallback)
         self.on_reject = on_reject
         self.limiter = limiter
         self.check = check
@@ -87,15 +88,22 @@ class _Guard(Guard):
         key = self.prefix + key
         started = time.perf_counter()
         try:
-            decision = await self._within_time(self._checked(key, request))
+            decision = await self._within_time(self._checked(self.limiter, key, request))
         except (redis.RedisError, OSError, CheckTimedOut) as e:
-            return self.failed(key, e, self.limiter.name), None
+            if not self.falls_back(e):
+                return self.failed(key, e, self.limiter.name), None
+            # The memory limiter answers at once (a sync check returns its decision).
+            decided = self._checked(self.fallback, key, request)
+            decision = await decided if inspect.isawaitable(decided) else decided
+            return self.judged(key, decision), decision
+        self.redis_answered()
         return self.judged(key, decision, started), decision
 
-    def _checked(self, key: str, request: Request) -> Awaitable[Decision]:
+    def _checked(self, limiter: Any, key: str, request: Request) -> Any:
+        """The check's call on `limiter` (the Redis limiter or the fallback)."""
         if self.with_request:
-            return cast(Callable[[Limiter, str, Request], Awaitable[Decision]], self.check)(self.limiter, key, request)
-        return cast(Callable[[Limiter, str], Awaitable[Decision]], self.check)(self.limiter, key)
+            return cast(Callable[[Any, str, Request], Any], self.check)(limiter, key, request)
+        return cast(Callable[[Any, str], Any], self.check)(limiter, key)
 
     async def rejection(self, request: Request, verdict: Verdict, decision: Optional[Decision]) -> Response:
         """The response to a rejected request: on_reject's, with the fields it lacks, or 429
@@ -134,17 +142,21 @@ class RateLimitMiddleware:
     Redis before counting it as failed (default 1.0; None waits as long as the client does);
     ipv6_subnet: see key_func; headers: the header style ("draft-11", "draft-7", "legacy" or
     None); on_reject: `on_reject(request, decision)`, the response to a rejected request;
-    metrics: a `winlimit.metrics.Metrics` counting each request's decision.
+    metrics: a `winlimit.metrics.Metrics` counting each request's decision; fallback: a
+    `winlimit.memory.Limiter` that decides (with the same check) while Redis fails or gives no
+    answer in time, instead of failing open or closed: one warning per outage, and Redis
+    decides again as soon as it answers. It counts per process: with N processes, up to N
+    times the limit passes while Redis is down.
     """
 
     def __init__(self, app: ASGIApp, limiter: Limiter, check: Check, key_func: KeyFunc = remote_address,
                  prefix: str = "rl:", fail_open: bool = False, shadow: bool = False,
                  timeout: Optional[float] = DEFAULT_TIMEOUT, ipv6_subnet: int = DEFAULT_IPV6_SUBNET,
                  headers: Optional[str] = DEFAULT_STYLE, on_reject: Optional[OnReject] = None,
-                 metrics: Optional["Metrics"] = None):
+                 metrics: Optional["Metrics"] = None, fallback: Optional["memory.Limiter"] = None):
         self.app = app
         self.guard = _Guard(limiter, check, key_func, prefix, fail_open, shadow, timeout, ipv6_subnet, headers,
-                            on_reject, metrics)
+                            on_reject, metrics, fallback)
 
     @property
     def shadow_rejections(self) -> int:
@@ -195,9 +207,9 @@ class RateLimit:
                  prefix: str = "rl:", fail_open: bool = False, shadow: bool = False,
                  timeout: Optional[float] = DEFAULT_TIMEOUT, ipv6_subnet: int = DEFAULT_IPV6_SUBNET,
                  headers: Optional[str] = DEFAULT_STYLE, on_reject: Optional[OnReject] = None,
-                 metrics: Optional["Metrics"] = None):
+                 metrics: Optional["Metrics"] = None, fallback: Optional["memory.Limiter"] = None):
         self.guard = _Guard(limiter, check, key_func, prefix, fail_open, shadow, timeout, ipv6_subnet, headers,
-                            on_reject, metrics)
+                            on_reject, metrics, fallback)
 
     @property
     def shadow_rejections(self) -> int:

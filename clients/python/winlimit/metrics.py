@@ -74,7 +74,9 @@ class Metrics:
         """Counts a decision; `shadow`: a rejection shadow mode let through."""
         policy = decision.policy
         name = policy.name if policy is not None else ""
-        if decision.allowed:
+        if decision.backend == "memory":
+            outcome = "fallback"  # decided in this process while Redis failed
+        elif decision.allowed:
             outcome = "allowed"
         elif shadow:
             outcome = "shadow_rejected"

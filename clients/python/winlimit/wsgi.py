@@ -9,10 +9,11 @@ The same behaviour as the ASGI middleware (`winlimit.asgi`): each request is che
 `prefix + key_func(environ)`; accepted, its response gets `RateLimit-Policy` and `RateLimit`;
 rejected, it is answered 429 with them and `Retry-After`; when Redis fails or gives no answer
 within `timeout` seconds (default 1), 503 (fail closed, the default) or let through without
-the fields (`fail_open=True`), logged on the `winlimit` logger; `shadow=True` lets every
-request through and counts the would-be rejections in `shadow_rejections`. The options
-`ipv6_subnet`, `headers`, `on_reject` (`on_reject(environ, decision)`, a WSGI app) and
-`metrics` are the ASGI middleware's.
+the fields (`fail_open=True`), logged on the `winlimit` logger, or with
+`fallback=winlimit.memory.Limiter()` decided in this process until Redis answers again;
+`shadow=True` lets every request through and counts the would-be rejections in
+`shadow_rejections`. The options `ipv6_subnet`, `headers`, `on_reject` (`on_reject(environ,
+decision)`, a WSGI app), `metrics` and `fallback` are the ASGI middleware's.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from ._keys import DEFAULT_IPV6_SUBNET, address_key, check_subnet
 from ._styles import DEFAULT_STYLE, combined
 
 if TYPE_CHECKING:
+    from . import memory
     from .metrics import Metrics
 
 __all__ = ["Check", "KeyFunc", "OnReject", "RateLimitMiddleware", "remote_address"]
@@ -67,7 +69,7 @@ class RateLimitMiddleware:
                  prefix: str = "rl:", fail_open: bool = False, shadow: bool = False,
                  timeout: Optional[float] = DEFAULT_TIMEOUT, ipv6_subnet: int = DEFAULT_IPV6_SUBNET,
                  headers: Optional[str] = DEFAULT_STYLE, on_reject: Optional[OnReject] = None,
-                 metrics: Optional["Metrics"] = None):
+                 metrics: Optional["Metrics"] = None, fallback: Optional["memory.Limiter"] = None):
         self.app = app
         self.on_reject = on_reject
         self.limiter = limiter
@@ -75,7 +77,7 @@ class RateLimitMiddleware:
         self.with_request = takes_request(check)
         self.key_func = address_key(remote_address, ipv6_subnet) if key_func is remote_address else key_func
         check_subnet(ipv6_subnet)
-        self.guard = Guard(prefix, fail_open, shadow, timeout, headers, metrics=metrics)
+        self.guard = Guard(prefix, fail_open, shadow, timeout, headers, metrics=metrics, fallback=fallback)
         # A sync call cannot be interrupted: with a timeout it runs on a pool thread, and the
         # request stops waiting for it when the time is up (the thread waits on).
         self._pool = concurrent.futures.ThreadPoolExecutor(thread_name_prefix="winlimit") if self.guard.timeout else None
@@ -91,12 +93,17 @@ class RateLimitMiddleware:
         if key is None:
             return self.app(environ, start_response)
         key = self.guard.prefix + key
-        started = time.perf_counter()
+        started: Optional[float] = time.perf_counter()
+        decision: Optional[Decision] = None
         try:
             decision = self._within_time(key, environ)
+            self.guard.redis_answered()
         except (redis.RedisError, OSError, CheckTimedOut) as e:
-            verdict = self.guard.failed(key, e, self.limiter.name)
-        else:
+            if self.guard.falls_back(e):
+                decision, started = self._checked(self.guard.fallback, key, environ), None
+            else:
+                verdict = self.guard.failed(key, e, self.limiter.name)
+        if decision is not None:
             verdict = self.guard.judged(key, decision, started)
             if verdict.status == 429 and self.on_reject is not None:
                 return self.on_reject(environ, decision)(environ, _adding_missing(start_response, verdict.headers))
@@ -118,8 +125,8 @@ class RateLimitMiddleware:
     def _within_time(self, key: str, environ: Environ) -> Decision:
         """The check's decision, or CheckTimedOut once the timeout has passed."""
         if self._pool is None or self.guard.timeout is None:
-            return self._checked(key, environ)
-        future = self._pool.submit(contextvars.copy_context().run, self._checked, key, environ)
+            return self._checked(self.limiter, key, environ)
+        future = self._pool.submit(contextvars.copy_context().run, self._checked, self.limiter, key, environ)
         try:
             return future.result(timeout=self.guard.timeout)
         except concurrent.futures.TimeoutError:
@@ -129,10 +136,11 @@ class RateLimitMiddleware:
 
 
 
-    def _checked(self, key: str, environ: Environ) -> Decision:
+    def _checked(self, limiter: Any, key: str, environ: Environ) -> Decision:
+        """The check's call on `limiter` (the Redis limiter or the fallback)."""
         if self.with_request:
-            return cast(Callable[[Limiter, str, Environ], Decision], self.check)(self.limiter, key, environ)
-        return cast(Callable[[Limiter, str], Decision], self.check)(self.limiter, key)
+            return cast(Callable[[Any, str, Environ], Decision], self.check)(limiter, key, environ)
+        return cast(Callable[[Any, str], Decision], self.check)(limiter, key)
 
 
 def _adding_missing(start_response: StartResponse, fields: Dict[str, str]) -> StartResponse:

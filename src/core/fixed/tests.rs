@@ -6,10 +6,10 @@ use proptest::prelude::*;
 
 /// A string key stand-in: the counter with its expiry, gone once expired.
 #[derive(Debug, Default, Clone, Copy)]
-struct MemoryCounter(Option<Counter>);
+pub(crate) struct MemoryCounter(Option<Counter>);
 
 impl MemoryCounter {
-    fn call(&mut self, now: i64, request: &FixedRequest, mode: Mode) -> Verdict {
+    pub(crate) fn call(&mut self, now: i64, request: &FixedRequest, mode: Mode) -> Verdict {
         let plan = decide(now, request, mode, self.0);
         if mode == Mode::Peek {
             assert_eq!(plan.write, None, "a peek must not write");

@@ -6,13 +6,13 @@ use proptest::prelude::*;
 
 /// A string key stand-in: the stored value and its expiry.
 #[derive(Debug, Default, Clone)]
-struct MemoryKey {
+pub(crate) struct MemoryKey {
     value: Option<String>,
     expires_at: Option<i64>,
 }
 
 impl MemoryKey {
-    fn call(&mut self, now: i64, request: &GcraRequest, mode: Mode) -> Verdict {
+    pub(crate) fn call(&mut self, now: i64, request: &GcraRequest, mode: Mode) -> Verdict {
         let live = self.value.as_ref().filter(|_| self.expires_at.map_or(true, |at| at > now));
         let stored = live.map(|v| decode(v.as_bytes(), request.reads_cell_state).expect("a GCRA state"));
         let plan = decide(now, request, mode, stored);

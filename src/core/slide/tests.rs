@@ -6,7 +6,7 @@ use proptest::prelude::*;
 
 /// A sorted-set stand-in: entries sorted by score, plus the key's expiry.
 #[derive(Debug, Default, Clone)]
-struct MemoryLog {
+pub(crate) struct MemoryLog {
     entries: Vec<Entry>,
     expires_at: Option<i64>,
     /// The block marker's end.
@@ -61,7 +61,7 @@ impl MemoryLog {
         MemoryLog { entries, expires_at: None, blocked: None }
     }
 
-    fn call(&mut self, now: i64, request: &SlideRequest, mode: Mode) -> Verdict {
+    pub(crate) fn call(&mut self, now: i64, request: &SlideRequest, mode: Mode) -> Verdict {
         let plan = decide(now, request, mode, self);
         if mode == Mode::Peek {
             assert!(plan.is_noop(), "a peek must not plan writes: {plan:?}");

@@ -4,7 +4,7 @@ import { createClient, createCluster } from "redis";
 import { Redis, Cluster } from "ioredis";
 import express from "express";
 import Fastify from "fastify";
-import { Decision, Limiter, ModuleNotLoaded, RedisCallError, ipKey, type Policy } from "winlimit";
+import { Decision, Limiter, MemoryLimiter, ModuleNotLoaded, RedisCallError, ipKey, type Policy } from "winlimit";
 import { rateLimit } from "winlimit/express";
 import { winlimitHook, winlimitPlugin } from "winlimit/fastify";
 import { Metrics } from "winlimit/metrics";
@@ -52,6 +52,11 @@ export async function apps(limiter: Limiter): Promise<void> {
   const counted: number = shadow.shadowRejections + hook.shadowRejections;
   // @ts-expect-error: the count is read-only
   shadow.shadowRejections = counted;
+  const fallback = new MemoryLimiter({ maxKeys: 10_000, clock: () => Date.now() });
+  app.use(rateLimit({ limiter, check: (l, key) => l.slide(key, 60_000, 100), fallback }));
+  const backend: string = (await fallback.fixed("k", 1_000, 1, { align: true })).backend + String(fallback.size);
+  // @ts-expect-error: the fallback is a MemoryLimiter, not a Redis-backed Limiter
+  rateLimit({ limiter, check: (l, key) => l.slide(key, 60_000, 100), fallback: limiter, logger: () => backend });
 }
 
 export async function perRequest(limiter: Limiter): Promise<boolean> {

@@ -62,6 +62,7 @@ export class RedisServer {
     for (let attempt = 0; ; attempt++) {
       try {
         await server.#startOn(await freePort(), module, args);
+        [server.module, server.args] = [module, args];
         return server;
       } catch (error) {
         // Another process took the port between the probe and the bind: try another.
@@ -113,8 +114,14 @@ export class RedisServer {
     }
   }
 
-  /** SIGTERM this PID, wait, SIGKILL if it does not exit; remove its directory. */
-  async stop() {
+  /** Start a stopped server again on its port (what it held is gone: nothing is saved). */
+  async startAgain() {
+    await this.#startOn(this.port, this.module, this.args);
+  }
+
+  /** SIGTERM this PID, wait, SIGKILL if it does not exit; remove its directory, unless
+   * `keepDir` (to start it again). */
+  async stop({ keepDir = false } = {}) {
     if (running.has(this)) {
       this.proc.kill("SIGTERM");
       const timer = setTimeout(() => this.proc.kill("SIGKILL"), STOP_TIMEOUT_MS);
@@ -122,7 +129,7 @@ export class RedisServer {
       clearTimeout(timer);
       running.delete(this);
     }
-    fs.rmSync(this.dir, { recursive: true, force: true });
+    if (!keepDir) fs.rmSync(this.dir, { recursive: true, force: true });
   }
 }
 

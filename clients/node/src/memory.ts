@@ -1,0 +1,168 @@
+/**
+ * An in-process limiter: the same methods and decisions as `Limiter`, kept in this process's
+ * memory on its clock, with no Redis. The middlewares take one as `fallback` for when Redis
+ * fails. Mirrors the Python client's `winlimit.memory.Limiter`.
+ *
+ *     const fallback = new MemoryLimiter();
+ *     (await fallback.slide("sms:+4915112345678", 3_600_000, 3)).allowed
+ *
+ * It counts per process: with N processes, each allows the whole limit. Its decisions are
+ * the module's for the same calls at the same times (clients/spec/decisions.json, generated
+ * from the module's core, is run on it); `decision.backend` is `"memory"`.
+ *
+ * Memory is bounded: a key is dropped once nothing in it counts any more (its windows have
+ * passed, its bucket is full again), and at most `maxKeys` keys are kept, the least recently
+ * used dropped first.
+ */
+
+import { DEFAULT_CACHE_SIZE, RejectionCache } from "./cache";
+import * as commands from "./commands";
+import { decided, type MetricsSink } from "./counting";
+import type { Call, FixedOptions, GcraOptions, Key, Pair, SlideOptions } from "./commands";
+import { Decision } from "./decision";
+import { RedisCallError } from "./errors";
+import { runWaiting } from "./limiter";
+import { Buckets, Counter, Log, type Reply, Tat } from "./memory-decide";
+import * as parse from "./memory-parse";
+
+export const DEFAULT_MAX_KEYS = 100_000;
+
+type State = Log | Buckets | Counter | Tat;
+
+/** Options of the MemoryLimiter. */
+export interface MemoryLimiterOptions {
+  /** Names the policy in the header fields, as Limiter's `name`. */
+  name?: string;
+  /** At most this many keys are kept, the least recently used dropped first (default 100,000). */
+  maxKeys?: number;
+  /** The time in ms since the epoch (default `Date.now`; tests pass their own). */
+  clock?: () => number;
+  /** As Limiter's. */
+  cacheRejections?: boolean;
+  cacheSize?: number;
+  /** The exact log's largest limit, as the module's winlimit.max-limit (default 10,000). */
+  maxLimit?: number;
+  /** Counts every call's decision (as outcome "fallback"): a `Metrics` from winlimit/metrics. */
+  metrics?: MetricsSink;
+}
+
+/** Limiter's methods (`slide`, `fixed`, `gcra`, `reset`) over this process's memory. */
+export class MemoryLimiter {
+  readonly name: string;
+  readonly maxKeys: number;
+  readonly clock: () => number;
+  private readonly maxLimit: number;
+  private readonly cache: RejectionCache | undefined;
+  /** Keys in use order, least recently used first (a Map keeps insertion order). */
+  private readonly keys = new Map<string, State>();
+  private callsSinceSweep = 0;
+  private readonly metrics: MetricsSink | undefined;
+
+  constructor(options: MemoryLimiterOptions = {}) {
+    this.name = commands.checkName(options.name ?? commands.DEFAULT_NAME);
+    this.maxKeys = options.maxKeys ?? DEFAULT_MAX_KEYS;
+    if (!Number.isSafeInteger(this.maxKeys) || this.maxKeys < 1) throw new RangeError(`maxKeys must be a positive integer, not ${String(options.maxKeys)}`);
+    this.clock = options.clock ?? Date.now;
+    this.maxLimit = options.maxLimit ?? parse.DEFAULT_MAX_LIMIT;
+    this.metrics = options.metrics;
+    this.cache = options.cacheRejections ? new RejectionCache(options.cacheSize ?? DEFAULT_CACHE_SIZE) : undefined;
+  }
+
+  /** How many keys are held now. */
+  get size(): number {
+    return this.keys.size;
+  }
+
+  /** WINLIMIT.SLIDE (see Limiter.slide). */
+  slide(key: Key, windowMs: number, limit: number, options?: SlideOptions): Promise<Decision>;
+  slide(key: Key, windows: readonly Pair[], options?: SlideOptions): Promise<Decision>;
+  async slide(key: Key, windows: number | readonly Pair[], ...rest: unknown[]): Promise<Decision> {
+    return runWaiting(commands.slide(this.name, key, windows, ...rest), (c) => this.once(c));
+  }
+
+  /** WINLIMIT.FIXED (see Limiter.fixed). */
+  async fixed(key: Key, windowMs: number, limit: number, options?: FixedOptions): Promise<Decision> {
+    return runWaiting(commands.fixed(this.name, key, windowMs, limit, options), (c) => this.once(c));
+  }
+
+  /** WINLIMIT.GCRA (see Limiter.gcra). */
+  async gcra(key: Key, periodMs: number, limit: number, options?: GcraOptions): Promise<Decision> {
+    return runWaiting(commands.gcra(this.name, key, periodMs, limit, options), (c) => this.once(c));
+  }
+
+  /** Forgets the key and its cached rejections; resolves to true if a key was held. */
+  async reset(key: Key): Promise<boolean> {
+    const removed = this.keys.delete(String(key));
+    this.cache?.forget(key);
+    return removed;
+  }
+
+  private async once(call: Call): Promise<Decision> {
+    const cached = this.cache?.answer(call);
+    if (cached !== undefined) return decided(this.metrics, cached);
+    const reply = this.executeCommand(call.args.map(String));
+    const decision = Decision.fromReply(reply, call.policies, "memory");
+    this.cache?.remember(call, decision);
+    return decided(this.metrics, decision);
+  }
+
+  /** Answers one WINLIMIT command line (`["WINLIMIT.SLIDE", key, "1000", "3"]`) at the
+   * clock's time, as the module would: the five integers, or a RedisCallError with the
+   * module's text. Every method goes through here. */
+  executeCommand(line: readonly string[]): Reply {
+    const [command = "", key = "", ...words] = line;
+    const upper = command.toUpperCase();
+    const peek = upper.endsWith("_RO");
+    const base = peek ? upper.slice(0, -3) : upper;
+    const now = this.clock();
+    const state = this.state(key, now, base, words);
+    const reply =
+      state instanceof Counter
+        ? state.decide(now, parse.fixed(words), peek)
+        : state instanceof Tat
+          ? state.decide(now, parse.gcra(words), peek)
+          : state.decide(now, parse.slide(words, this.maxLimit), peek);
+    if (state.expiresAt !== undefined && !this.keys.has(key)) this.keys.set(key, state);
+    this.bound(now);
+    return reply;
+  }
+
+  /** The key's live state (moved to most recently used), or a new empty one of the
+   * command's kind, kept only once it records something. */
+  private state(key: string, now: number, base: string, words: string[]): State {
+    let state = this.keys.get(key);
+    if (state !== undefined && state.expiresAt !== undefined && state.expiresAt <= now) {
+      this.keys.delete(key);
+      state = undefined;
+    }
+    const fresh = newState(base, words);
+    if (state === undefined) return fresh;
+    if (state.kind !== fresh.kind) throw new RedisCallError("WRONGTYPE Operation against a key holding the wrong kind of value");
+    this.keys.delete(key);
+    this.keys.set(key, state);
+    return state;
+  }
+
+  /** At most maxKeys keys, least recently used out first; and once per as many calls as keys
+   * held, a sweep drops every key whose windows have passed (one step per call, amortised). */
+  private bound(now: number): void {
+    while (this.keys.size > this.maxKeys) this.keys.delete(this.keys.keys().next().value as string);
+    this.callsSinceSweep += 1;
+    if (this.callsSinceSweep < this.keys.size) return;
+    this.callsSinceSweep = 0;
+    for (const [key, state] of this.keys) {
+      if (state.expiresAt !== undefined && state.expiresAt <= now) this.keys.delete(key);
+    }
+  }
+}
+
+function newState(base: string, words: string[]): State {
+  if (base === "WINLIMIT.SLIDE") {
+    const at = words.findIndex((w, i) => w.toUpperCase() === "BUCKET" && i + 1 < words.length);
+    const bucket = at < 0 ? undefined : parse.parseInt64(words[at + 1]!);
+    return bucket === undefined ? new Log() : new Buckets(bucket);
+  }
+  if (base === "WINLIMIT.FIXED") return new Counter();
+  if (base === "WINLIMIT.GCRA") return new Tat();
+  throw new RedisCallError(`ERR unknown command '${base}' for the memory limiter`);
+}

@@ -1,0 +1,135 @@
+"""fallback=winlimit.memory.Limiter() on every middleware (ASGI, the FastAPI dependency, WSGI
+around Flask), served over real HTTP to a real httpx client, with a real redis-server stopped
+mid-test by its PID and started again: the fallback decides while Redis is down, with one
+warning (counted as outcome "fallback" in the metrics), and Redis decides again once it is
+back."""
+
+import logging
+
+import flask
+import pytest
+from prometheus_client import CollectorRegistry
+from fastapi import Depends, FastAPI
+from starlette.applications import Starlette
+from starlette.responses import PlainTextResponse
+from starlette.routing import Route
+
+import test_asgi
+import test_wsgi
+import winlimit.memory
+from winlimit import asgi, wsgi
+from winlimit.metrics import Metrics
+
+LIMIT = 3
+
+
+def check(limiter, key):
+    return limiter.fixed(key, 60_000, LIMIT)
+
+
+def asgi_app(port, fallback, **kw):
+    app = Starlette(routes=[Route("/", lambda request: PlainTextResponse("hello"))])
+    app.add_middleware(asgi.RateLimitMiddleware, limiter=test_asgi.limiter_on(port), check=check, fallback=fallback,
+                       **kw)
+    return app
+
+
+def fastapi_app(port, fallback, **kw):
+    app = FastAPI()
+    limit = asgi.RateLimit(test_asgi.limiter_on(port), check, fallback=fallback, **kw)
+
+    @app.get("/", dependencies=[Depends(limit)])
+    async def root():
+        return "hello"
+
+    return app
+
+
+def wsgi_app(port, fallback, **kw):
+    app = flask.Flask("fallback")
+    app.get("/")(lambda: "hello")
+    app.wsgi_app = wsgi.RateLimitMiddleware(app.wsgi_app, test_wsgi.limiter_on(port), check, fallback=fallback, **kw)
+    return app
+
+
+FRAMEWORKS = {"asgi": (asgi_app, test_asgi.serve), "fastapi": (fastapi_app, test_asgi.serve),
+              "wsgi": (wsgi_app, test_wsgi.serve)}
+
+
+def remaining(response):
+    return int(response.headers["RateLimit"].split(";r=")[1].split(";")[0])
+
+
+def winlimit_lines(caplog, level):
+    return [rec.getMessage() for rec in caplog.records if rec.name == "winlimit" and rec.levelname == level]
+
+
+@pytest.mark.parametrize("framework", list(FRAMEWORKS))
+def test_the_fallback_holds_the_limit_while_redis_is_down_then_redis_decides_again(framework, start_server, caplog):
+    caplog.set_level(logging.INFO, logger="winlimit")
+    make_app, serve = FRAMEWORKS[framework]
+    redis_server = start_server()
+    port = redis_server.port
+    fallback = winlimit.memory.Limiter()
+    registry = CollectorRegistry()
+    with serve(make_app(port, fallback, metrics=Metrics(registry))) as http:
+        first = http.get("/")
+        assert (first.status_code, remaining(first)) == (200, LIMIT - 1)  # Redis decided
+        redis_server.stop(keep_dir=True)
+
+        # Down: the process's own count, from its first request on; the limit holds.
+        during = [http.get("/") for _ in range(LIMIT + 2)]
+        assert [r.status_code for r in during] == [200] * LIMIT + [429, 429]
+        assert [remaining(r) for r in during[:LIMIT]] == list(range(LIMIT - 1, -1, -1))
+        assert len(fallback) == 1
+        warnings = winlimit_lines(caplog, "WARNING")
+        assert len(warnings) == 1 and warnings[0].startswith("winlimit: Redis failed (ConnectionError: "), warnings
+        assert winlimit_lines(caplog, "ERROR") == []
+
+        redis_server.start(port)
+        assert redis_server.port == port
+        # Back (empty: the server keeps nothing across restarts): Redis counts again, where the
+        # fallback would still refuse.
+        after = http.get("/")
+        assert (after.status_code, remaining(after)) == (200, LIMIT - 1)
+        assert redis_server.client.get("rl:127.0.0.1") == b"1"
+    assert winlimit_lines(caplog, "INFO") == ["winlimit: Redis answers again: deciding by Redis"]
+    assert len(winlimit_lines(caplog, "WARNING")) == 1
+    counted = {outcome: registry.get_sample_value("winlimit_decisions_total", {"policy": "winlimit", "outcome": outcome})
+               for outcome in ("allowed", "fallback", "error")}
+    assert counted == {"allowed": 2, "fallback": LIMIT + 2, "error": None}
+
+
+@pytest.mark.parametrize("framework", list(FRAMEWORKS))
+def test_each_outage_is_warned_about_once(framework, start_server, caplog):
+    caplog.set_level(logging.WARNING, logger="winlimit")
+    make_app, serve = FRAMEWORKS[framework]
+    redis_server = start_server()
+    port = redis_server.port
+    with serve(make_app(port, winlimit.memory.Limiter())) as http:
+        for _ in range(2):  # the fallback's count lives on: one request each is within the limit
+            redis_server.stop(keep_dir=True)
+            assert [http.get("/").status_code for _ in range(1)] == [200]
+            redis_server.start(port)
+            assert http.get("/").status_code == 200
+    assert len(winlimit_lines(caplog, "WARNING")) == 2
+
+
+@pytest.mark.parametrize("framework", list(FRAMEWORKS))
+def test_the_fallback_decides_when_redis_gives_no_answer_in_time(framework, server, r, caplog):
+    caplog.set_level(logging.INFO, logger="winlimit")
+    make_app, serve = FRAMEWORKS[framework]
+    with serve(make_app(server.port, winlimit.memory.Limiter(), timeout=0.2)) as http:
+        assert remaining(http.get("/")) == LIMIT - 1  # Redis decided
+        r.execute_command("CLIENT", "PAUSE", 10_000, "WRITE")
+        try:
+            paused = [http.get("/") for _ in range(2)]
+        finally:
+            r.execute_command("CLIENT", "UNPAUSE")
+        # The fallback's own count: Redis's first unit is not in it.
+        assert [(p.status_code, remaining(p)) for p in paused] == [(200, LIMIT - 1), (200, LIMIT - 2)]
+        warnings = winlimit_lines(caplog, "WARNING")
+        assert len(warnings) == 1 and warnings[0].startswith("winlimit: Redis failed (TimeoutError: "), warnings
+        http.get("/")
+    assert winlimit_lines(caplog, "INFO") == ["winlimit: Redis answers again: deciding by Redis"]
+    assert int(r.get("rl:127.0.0.1")) >= 2

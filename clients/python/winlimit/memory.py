@@ -1,0 +1,186 @@
+"""An in-process limiter: the same methods and decisions as `winlimit.Limiter`, kept in this
+process's memory on its clock, with no Redis. The middlewares take one as `fallback=` for
+when Redis fails.
+
+    fallback = winlimit.memory.Limiter()
+    fallback.slide("sms:+4915112345678", 3_600_000, 3).allowed
+
+It counts per process: with N processes, each allows the whole limit. Its decisions are the
+module's for the same calls at the same times (clients/spec/decisions.json, generated from
+the module's core, is run on it); `decision.backend` is `"memory"`. The methods never block
+(except with `wait=`, which sleeps the thread), so the limiter serves asyncio code as well.
+
+Memory is bounded: a key is dropped once nothing in it counts any more (its windows have
+passed, its bucket is full again), and at most `max_keys` keys are kept, the least recently
+used dropped first.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from typing import TYPE_CHECKING, Any, Callable, List, Optional, Union
+
+import redis
+
+from . import _commands, _counting, _memory_parse, _wait
+from ._cache import DEFAULT_SIZE, RejectionCache, forget, lookup, remember
+from ._commands import Key, Pairs
+from ._decision import Decision
+from ._memory_decide import Buckets, Counter, Log, Reply, Tat
+
+if TYPE_CHECKING:
+    from .metrics import Metrics
+
+__all__ = ["DEFAULT_MAX_KEYS", "Limiter"]
+
+DEFAULT_MAX_KEYS = 100_000
+
+Clock = Callable[[], int]
+State = Union[Log, Buckets, Counter, Tat]
+
+
+def wall_clock_ms() -> int:
+    """Unix time in ms, the clock the module reads (ALIGN and buckets start at its multiples)."""
+    return time.time_ns() // 1_000_000
+
+
+def _text(arg: Any) -> str:
+    return arg.decode("utf-8", "surrogateescape") if isinstance(arg, bytes) else str(arg)
+
+
+class Limiter:
+    """`winlimit.Limiter`'s methods (`slide`, `fixed`, `gcra`, `reset`) over this process's
+    memory. `clock` returns the time in ms since the epoch (default: the wall clock; tests
+    pass their own); `max_keys` bounds the keys held; `name`, `cache_rejections`,
+    `cache_size` and `metrics` are `winlimit.Limiter`'s (its decisions count as outcome
+    `fallback`). Safe to call from several threads."""
+
+    def __init__(self, name: str = _commands.DEFAULT_NAME, *, max_keys: int = DEFAULT_MAX_KEYS,
+                 clock: Clock = wall_clock_ms, cache_rejections: bool = False, cache_size: int = DEFAULT_SIZE,
+                 max_limit: int = _memory_parse.DEFAULT_MAX_LIMIT, metrics: Optional["Metrics"] = None):
+        if isinstance(max_keys, bool) or not isinstance(max_keys, int) or max_keys < 1:
+            raise ValueError(f"max_keys must be a positive int, not {max_keys!r}")
+        self.name = _commands.check_name(name)
+        self.max_keys = max_keys
+        self.max_limit = max_limit
+        self.clock = clock
+        self.metrics = metrics
+        self.rejections: Optional[RejectionCache] = RejectionCache(cache_size) if cache_rejections else None
+        self._keys: "OrderedDict[str, State]" = OrderedDict()  # least recently used first
+        self._calls_since_sweep = 0
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        """How many keys are held now."""
+        return len(self._keys)
+
+    def slide(self, key: Key, window_ms: Union[int, Pairs], limit: Optional[int] = None, *,
+              cost: int = 1, bucket: Optional[int] = None, peek: bool = False,
+              name: Optional[str] = None, wait: Optional[float] = None) -> Decision:
+        """WINLIMIT.SLIDE (see `winlimit.Limiter.slide`)."""
+        call = _commands.slide(key, window_ms, limit, cost=cost, bucket=bucket, peek=peek, name=self._name(name))
+        return self._run(call, _wait.check(wait, peek))
+
+    def fixed(self, key: Key, window_ms: int, limit: int, *, cost: int = 1, align: bool = False,
+              peek: bool = False, name: Optional[str] = None, wait: Optional[float] = None) -> Decision:
+        """WINLIMIT.FIXED (see `winlimit.Limiter.fixed`)."""
+        call = _commands.fixed(key, window_ms, limit, cost=cost, align=align, peek=peek, name=self._name(name))
+        return self._run(call, _wait.check(wait, peek))
+
+    def gcra(self, key: Key, period_ms: int, limit: int, *, burst: Optional[int] = None, cost: int = 1,
+             peek: bool = False, name: Optional[str] = None, wait: Optional[float] = None) -> Decision:
+        """WINLIMIT.GCRA (see `winlimit.Limiter.gcra`)."""
+        call = _commands.gcra(key, period_ms, limit, burst=burst, cost=cost, peek=peek, name=self._name(name))
+        return self._run(call, _wait.check(wait, peek))
+
+    def reset(self, key: Key) -> bool:
+        """Forgets the key and its cached rejections; True if a key was held."""
+        with self._lock:
+            removed = self._keys.pop(_text(key), None) is not None
+        forget(self.rejections, key)
+        return removed
+
+    def _name(self, name: Optional[str]) -> str:
+        return self.name if name is None else _commands.check_name(name)
+
+    def _run(self, call: _commands.Call, wait: Optional[float]) -> Decision:
+        return _wait.run(lambda: self._once(call), wait)
+
+    def _once(self, call: _commands.Call) -> Decision:
+        cached = lookup(self.rejections, call)
+        if cached is not None:
+            return _counting.decided(self.metrics, cached)
+        reply = self.execute_command(*call.args)
+        return _counting.decided(self.metrics, remember(self.rejections, call, Decision.from_reply(reply, call.policies,
+                                                                                                   "memory")))
+
+    def execute_command(self, command: Any, key: Any, *args: Any) -> Reply:
+        """Answers one WINLIMIT command line (`"WINLIMIT.SLIDE", key, 1000, 3`) at the
+        clock's time, as the module would: the five integers, or `redis.ResponseError` with
+        the module's text. Every method goes through here."""
+        command, words = _text(command).upper(), [_text(a) for a in args]
+        peek = command.endswith("_RO")
+        base = command[:-3] if peek else command
+        with self._lock:
+            now = self.clock()
+            state = self._state(_text(key), now, base, words)
+            reply = self._decide(state, now, words, peek)
+            if state.expires_at is not None and _text(key) not in self._keys:
+                self._keys[_text(key)] = state
+            self._bound(now)
+        return reply
+
+    def _decide(self, state: State, now: int, words: List[str], peek: bool) -> Reply:
+        if isinstance(state, (Log, Buckets)):
+            return state.decide(now, _memory_parse.slide(words, self.max_limit), peek)
+        if isinstance(state, Counter):
+            return state.decide(now, _memory_parse.fixed(words), peek)
+        return state.decide(now, _memory_parse.gcra(words), peek)
+
+    def _state(self, key: str, now: int, base: str, words: List[str]) -> State:
+        """The key's live state (refreshed as the most recently used), or a new empty one of
+        the command's kind, which is kept only once it records something."""
+        state = self._keys.get(key)
+        if state is not None and state.expires_at is not None and state.expires_at <= now:
+            del self._keys[key]
+            state = None
+        fresh = _new_state(base, words)
+        if state is None:
+            return fresh
+        if state.kind != fresh.kind:
+            raise redis.ResponseError("WRONGTYPE Operation against a key holding the wrong kind of value")
+        self._keys.move_to_end(key)
+        return state
+
+    def _bound(self, now: int) -> None:
+        """At most max_keys keys, least recently used out first; and once per as many calls as
+        keys held, a sweep drops every key whose windows have passed (amortised: one step
+        per call)."""
+        while len(self._keys) > self.max_keys:
+            self._keys.popitem(last=False)
+        self._calls_since_sweep += 1
+        if self._calls_since_sweep >= len(self._keys):
+            self._calls_since_sweep = 0
+            for key in [k for k, s in self._keys.items() if s.expires_at is not None and s.expires_at <= now]:
+                del self._keys[key]
+
+
+def _new_state(base: str, words: List[str]) -> State:
+    if base == "WINLIMIT.SLIDE":
+        bucket = _bucket_of(words)
+        return Log() if bucket is None else Buckets(bucket)
+    if base == "WINLIMIT.FIXED":
+        return Counter()
+    if base == "WINLIMIT.GCRA":
+        return Tat()
+    raise redis.ResponseError(f"unknown command '{base}' for winlimit.memory")
+
+
+def _bucket_of(words: List[str]) -> Optional[int]:
+    """The BUCKET value of a SLIDE line, if it has one (checked when the line is parsed)."""
+    for i, word in enumerate(words[:-1]):
+        if word.upper() == "BUCKET":
+            return _memory_parse.parse_int(words[i + 1])
+    return None
