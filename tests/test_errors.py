@@ -17,6 +17,7 @@ RANGE_ERR = "ERR {} must be an integer between {} and {}"
 LIMIT_ERR = RANGE_ERR.format("limit", 0, 10000)
 WINDOW_ERR = RANGE_ERR.format("window_ms", 1, 10**12)
 BAD_COSTS = ["0", "-1", "99999999999999999999", "abc", "1.5", ""]
+READ_ONLY_OPTION = "ERR {} is an option of the recording commands, not of _RO"
 
 PAIR_AFTER_OPTIONS = "ERR '{}' where an option was expected: window_ms limit pairs come before the options"
 NO_LIMIT = "ERR window_ms {} has no limit after it"
@@ -59,6 +60,13 @@ ARGUMENT_CASES = {
         ([W, 5, "COST", "ALIGN"], COST_ERR),
         ([W, 5, "ALIGNED"], "ERR unknown option 'ALIGNED'"),
     ],
+    "refund": lambda c: [([W, 5, "REFUND", n], "ERR REFUND must be a positive integer") for n in BAD_COSTS] + [
+        ([W, 5, "REFUND", 1, "COST", 1], "ERR REFUND cannot be combined with COST"),
+        ([W, 5, "COST", 2, "REFUND", 1], "ERR REFUND cannot be combined with COST"),
+        ([W, 5, "REFUND", 1, "BLOCK", 10], "ERR REFUND cannot be combined with BLOCK"),
+    ],
+    "block_ms": lambda c: [([W, 5, "BLOCK", ms], RANGE_ERR.format("BLOCK", 1, 10**12))
+                           for ms in ("0", "-1", str(10**12 + 1), "abc", "1.5", "")],
     "burst": lambda c: [([W, 5, "BURST", b], RANGE_ERR.format("BURST", 1, 10**12 * 5 // W)) for b in
                         (0, -1, 10**12 * 5 // W + 1, "x", "")],
 }
@@ -85,7 +93,9 @@ def option_cases(c):
             out += [([W, 5, arg.token, 1, arg.token.lower(), 1], f"ERR option '{arg.token}' given more than once"),
                     ([W, 5, arg.token], f"ERR {arg.token} needs a value"),
                     ([W, 5, arg.token.lower()], f"ERR {arg.token} needs a value")]
-    return out + [([W, 5, t], f"ERR unknown option '{t}'") for t in TOKENS if t not in c.tokens]
+    # A writer's own option (with its value) on its reader is named as such; another row's is unknown.
+    return out + [([W, 5, t, 1], READ_ONLY_OPTION.format(t)) if t in c.writer.tokens
+                  else ([W, 5, t], f"ERR unknown option '{t}'") for t in TOKENS if t not in c.tokens]
 
 
 def argument_cases(c):
@@ -139,8 +149,15 @@ def cases():
     return out
 
 
+def recording_only(args):
+    """Marks for a case that gives REFUND or BLOCK: the library takes them with issue 28's
+    Lua half; until then they are the module's."""
+    given = any(str(a).upper() in ("REFUND", "BLOCK") for a in args)
+    return [editions.module_only("REFUND and BLOCK are not in the library yet")] if given else []
+
+
 @pytest.mark.parametrize("command,args,expected", [
-    pytest.param(c, args, expected, id=" ".join(map(repr, [c.short, *args])))
+    pytest.param(c, args, expected, id=" ".join(map(repr, [c.short, *args])), marks=recording_only(args))
     for c, args, expected in cases()])
 def test_bad_input_gets_exact_error_and_changes_nothing(server, r, command, args, expected):
     populate(r)

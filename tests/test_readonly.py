@@ -144,7 +144,8 @@ def test_every_reader_has_a_writer_partner_and_the_other_way_round():
     for reader in commands.READERS:
         writer = commands.by_name(reader.partner)
         assert writer.writes and writer.partner == reader.name
-        assert (writer.arguments, writer.key_type, writer.sample) == (reader.arguments, reader.key_type, reader.sample)
+        writers_own = [a for a in writer.arguments if a not in commands.RECORDING_ONLY]
+        assert (writers_own, writer.key_type, writer.sample) == (list(reader.arguments), reader.key_type, reader.sample)
 
 
 def assert_peek_foretells(peek, taken):

@@ -61,13 +61,36 @@ def workload(r):
     for cmd, key in [("slide_ro", "s:basic"), ("slide_ro", "s:ro"), ("fixed_ro", "f:basic"),
                      ("fixed_ro", "f:ro")]:
         call(r, cmd, key, W, 5)
+    if not editions.LIBRARY:  # the library takes REFUND and BLOCK with issue 28's Lua half
+        refund_and_block(r)
+
+
+# Each algorithm's arguments for the REFUND and BLOCK keys: a limit of 2.
+REFUND_BLOCK = {"s": ("slide", (W, 2)), "b": ("slide", (W, 2, "BUCKET", 1000)),
+                "f": ("fixed", (W, 2)), "g": ("gcra", (W, 2))}
+
+
+def refund_and_block(r):
+    """Per algorithm: a partial refund, a refund of everything (the key goes or counts 0), a
+    block (a rejection with BLOCK, retried, refunded: neither moves it)."""
+    for prefix, (command, args) in REFUND_BLOCK.items():
+        for _ in range(2):
+            call(r, command, f"{prefix}:refund", *args)
+        call(r, command, f"{prefix}:refund", *args, "REFUND", 1)
+        call(r, command, f"{prefix}:refundall", *args)
+        call(r, command, f"{prefix}:refundall", *args, "REFUND", 5)
+        for _ in range(3):
+            call(r, command, f"{prefix}:block", *args, "BLOCK", 3 * W)
+        call(r, command, f"{prefix}:block", *args, "REFUND", 1)
 
 
 # What the workload leaves behind (calls that change nothing create no key).
 WORKLOAD_KEYS = sorted(k.encode() for k in [
     "s:basic", "s:cost", "s:bigcost", "s:burst", "s:trim", "s:trimrej", "s:pairs",
     "b:basic", "b:big", "b:trim", "b:huge", "g:basic", "g:frac",
-    "f:basic", "f:align", "f:heal", "f:healrej", "f:healalign", "f:cost"])
+    "f:basic", "f:align", "f:heal", "f:healrej", "f:healalign", "f:cost",
+    *([] if editions.LIBRARY else
+      [*(f"{prefix}:{key}" for prefix in REFUND_BLOCK for key in ("refund", "block")), "f:refundall"])])
 
 
 def test_workload_creates_the_expected_keys(r):
@@ -139,6 +162,15 @@ def test_calls_that_change_nothing_propagate_nothing(start_server):
         call(r, cmd, "s" if cmd == "slide_ro" else "f", W, 5)
         call(r, cmd, "new", W, 5)
     assert aof_size(r) == size
+    if not editions.LIBRARY:  # the library takes REFUND and BLOCK with issue 28's Lua half
+        for command in ("slide", "fixed", "gcra"):
+            call(r, command, "new", W, 3, "REFUND", 1)  # a refund on a missing key
+        assert aof_size(r) == size
+        call(r, "fixed", "f", W, 3, "BLOCK", W)         # a block is written...
+        size = aof_size(r)
+        call(r, "fixed", "f", W, 3, "BLOCK", W)         # ...but not a rejection during it
+        call(r, "fixed", "f", W, 3, "REFUND", 2)        # nor a refund during it
+        assert aof_size(r) == size
     call(r, "slide", "s", W, 10)                    # control: an accepted call is written
     assert aof_size(r) > size
 

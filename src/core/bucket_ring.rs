@@ -20,8 +20,12 @@
 //! one slot; when its buckets span more slots than it has, the ring is rebuilt with twice as
 //! many, up to `ceil(W / bucket_ms) + 1` for the largest window `W` (every bucket that window
 //! can count). Its size never depends on the limit.
+//!
+//! `BLOCK` adds one word after the last slot: the block's end in ms (a length of whole slots
+//! plus one word). It is written by `BITFIELD key SET i64 #k end`, which grows the string by
+//! that word on a replica too, and dropped when the ring is rebuilt after the block.
 
-use crate::core::bucketed::{BucketPlan, BucketView, Header, StoredError};
+use crate::core::bucketed::{BucketPlan, BucketRefund, BucketView, Header, StoredError};
 
 /// Word 0 of every bucketed log.
 pub const MAGIC: [u8; 8] = *b"wlbucket";
@@ -60,7 +64,8 @@ pub struct Ring<'a> {
 impl<'a> Ring<'a> {
     /// Reads a string value as a ring: the marker, and a length of whole slots (at least one).
     pub fn parse(bytes: &'a [u8]) -> Result<Self, StoredError> {
-        let whole_slots = bytes.len() >= (HEADER_WORDS + 2) * WORD && (bytes.len() / WORD - HEADER_WORDS) % 2 == 0;
+        // Whole slots, perhaps with the block word after them.
+        let whole_slots = bytes.len() >= (HEADER_WORDS + 2) * WORD;
         if !bytes.starts_with(&MAGIC) || bytes.len() % WORD != 0 || !whole_slots {
             return Err(StoredError::Invalid("the string is not a bucketed log".to_string()));
         }
@@ -69,6 +74,16 @@ impl<'a> Ring<'a> {
 
     pub fn slots(&self) -> usize {
         (self.bytes.len() / WORD - HEADER_WORDS) / 2
+    }
+
+    /// The word after the last slot, where a block's end is kept.
+    fn block_word(&self) -> usize {
+        start_word(self.slots())
+    }
+
+    /// The end of the stored block, if the ring has the block word.
+    pub fn blocked_until(&self) -> Option<i64> {
+        (self.bytes.len() / WORD > self.block_word()).then(|| self.word(self.block_word()))
     }
 
     fn word(&self, k: usize) -> i64 {
@@ -176,10 +191,25 @@ impl BucketView for RingView<'_> {
             Err(error) => Err(error.clone()),
         }
     }
+
+    fn blocked_until(&self) -> Option<i64> {
+        self.stored.as_ref().ok().and_then(|stored| stored.as_ref()).and_then(|(ring, _)| ring.blocked_until())
+    }
 }
 
-/// The most words one call changes in place: three header words, a slot's start and units.
-pub const MAX_CHANGED_WORDS: usize = 5;
+/// The words a refund changes in `ring`: the buckets' units and the header's.
+pub fn refund_words(ring: &Ring, change: &BucketRefund) -> Vec<(usize, i64)> {
+    let mut words = Vec::with_capacity(change.buckets.len() + 3);
+    let Some(after) = change.header else { return words };
+    for &(start, units) in &change.buckets {
+        words.push((start_word(ring.slot_of(start, after.bucket_ms)) + 1, units));
+    }
+    words.extend(header_changes(change.stored, after));
+    words
+}
+
+/// The most words one call changes in place: three header words, a slot's start and units, the block word.
+pub const MAX_CHANGED_WORDS: usize = 6;
 
 /// Words (index, value) to set in place, on the stack: a call never changes more than
 /// [`MAX_CHANGED_WORDS`].
@@ -218,28 +248,17 @@ pub enum RingWrite {
 /// The write that carries `plan` out on `stored` (the ring before the call, `None` for a
 /// missing key), for a call whose largest window is `window_ms`.
 pub fn write_for(plan: &BucketPlan, stored: Option<&Ring>, window_ms: i64) -> Result<RingWrite, StoredError> {
-    let Some(after) = plan.header else { return Ok(RingWrite::Nothing) };
     let live = if plan.discard { None } else { stored.zip(plan.stored) };
+    let Some(after) = plan.header else {
+        // A block on a ring whose header stays: its word alone.
+        return Ok(match (plan.block, live) {
+            (Some(_), Some((ring, before))) => RingWrite::Words(in_place(plan, ring, before, before)),
+            _ => RingWrite::Nothing,
+        });
+    };
     match live {
         Some((ring, before)) if span(&after) <= ring.slots() as i64 => {
-            let mut words = ChangedWords::default();
-            for (k, new, old) in [
-                (TOTAL, after.total, before.total),
-                (OLDEST, after.oldest, before.oldest),
-                (NEWEST, after.newest, before.newest),
-            ] {
-                if new != old {
-                    words.push((k, new));
-                }
-            }
-            if let Some((start, units)) = plan.record {
-                let j = ring.slot_of(start, after.bucket_ms);
-                if ring.word(start_word(j)) != start {
-                    words.push((start_word(j), start));
-                }
-                words.push((start_word(j) + 1, units));
-            }
-            Ok(RingWrite::Words(words))
+            Ok(RingWrite::Words(in_place(plan, ring, before, after)))
         }
         _ => {
             // Grown by doubling, so a key that sees few buckets stays small and a busy one
@@ -273,6 +292,33 @@ pub fn write_for(plan: &BucketPlan, stored: Option<&Ring>, window_ms: i64) -> Re
             Ok(RingWrite::Whole(bytes))
         }
     }
+}
+
+/// The words `plan` changes in `ring`, whose header goes from `before` to `after`.
+fn in_place(plan: &BucketPlan, ring: &Ring, before: Header, after: Header) -> ChangedWords {
+    let mut words = ChangedWords::default();
+    for word in header_changes(before, after) {
+        words.push(word);
+    }
+    if let Some((start, units)) = plan.record {
+        let j = ring.slot_of(start, after.bucket_ms);
+        if ring.word(start_word(j)) != start {
+            words.push((start_word(j), start));
+        }
+        words.push((start_word(j) + 1, units));
+    }
+    if let Some(until) = plan.block {
+        words.push((ring.block_word(), until));
+    }
+    words
+}
+
+/// The header words that differ between `before` and `after`.
+fn header_changes(before: Header, after: Header) -> impl Iterator<Item = (usize, i64)> {
+    [(TOTAL, after.total, before.total), (OLDEST, after.oldest, before.oldest), (NEWEST, after.newest, before.newest)]
+        .into_iter()
+        .filter(|(_, new, old)| new != old)
+        .map(|(k, new, _)| (k, new))
 }
 
 /// Applies `words` to a stored ring's bytes, as the server does in place.

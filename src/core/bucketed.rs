@@ -14,6 +14,7 @@
 //! ([`crate::core::bucket_ring`]) and carries out the
 //! [`BucketPlan`].
 
+use crate::core::block;
 use crate::core::request::{Mode, Window, MAX_WINDOWS};
 use crate::core::slide::{expiry_to_set, settle, SlideRequest};
 use crate::core::verdict::{bind, remaining, PairVerdict, Verdict, NEVER};
@@ -47,6 +48,8 @@ pub trait BucketView {
     fn expires_at(&self) -> Option<i64>;
     /// Units in the bucket starting at `start` (0 when there is none).
     fn units(&self, start: i64) -> Result<i64, StoredError>;
+    /// The end of the stored block, in force or not.
+    fn blocked_until(&self) -> Option<i64>;
 }
 
 /// The writes that carry a decision out, in order.
@@ -64,12 +67,31 @@ pub struct BucketPlan {
     /// fields are written.
     pub stored: Option<Header>,
     pub expire_at: Option<i64>,
+    /// `BLOCK`: store a block ending then.
+    pub block: Option<i64>,
 }
 
 impl BucketPlan {
     pub fn is_noop(&self) -> bool {
-        !self.discard && self.record.is_none() && self.header.is_none() && self.expire_at.is_none()
+        !self.discard
+            && self.record.is_none()
+            && self.header.is_none()
+            && self.expire_at.is_none()
+            && self.block.is_none()
     }
+
+    fn nothing(verdict: Verdict) -> Self {
+        BucketPlan { verdict, discard: false, record: None, header: None, stored: None, expire_at: None, block: None }
+    }
+}
+
+/// What `REFUND` changes: buckets' new units (newest first), and the header after, `None`
+/// when no unit is left (the key goes).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BucketRefund {
+    pub buckets: Vec<(i64, i64)>,
+    pub header: Option<Header>,
+    pub stored: Header,
 }
 
 /// Where buckets of window `w` start counting: the least multiple of `b` with
@@ -143,11 +165,65 @@ struct Decision {
 pub fn decide(now: i64, request: &SlideRequest, mode: Mode, view: &impl BucketView) -> Result<BucketPlan, StoredError> {
     let count = count(now, request, view)?;
     let decision = verdict(now, request, mode, &count, view)?;
-    if mode == Mode::Peek {
-        let verdict = decision.verdict;
-        return Ok(BucketPlan { verdict, discard: false, record: None, header: None, stored: None, expire_at: None });
+    if let Some(until) = block::in_force(view.blocked_until(), now) {
+        return Ok(BucketPlan::nothing(block::while_blocked(decision.verdict, now, until)));
     }
-    plan(now, request.cost, &count, &decision, view)
+    if mode == Mode::Peek {
+        return Ok(BucketPlan::nothing(decision.verdict));
+    }
+    let mut plan = plan(now, request.cost, &count, &decision, view)?;
+    if let Some(until) = block::starts(&decision.verdict, mode, request.extras.block_ms, false, now) {
+        plan.verdict = block::while_blocked(plan.verdict, now, until);
+        plan.block = Some(until);
+        // The key lives at least until the block ends.
+        if plan.expire_at.or(count.stored_expiry).map_or(true, |at| at < until) {
+            plan.expire_at = Some(until);
+        }
+    }
+    Ok(plan)
+}
+
+/// `REFUND n`: up to `n` units leave the newest buckets first, at most those the largest
+/// window counts; nothing while a block is in force. `None` when nothing changes. The reply
+/// is the peek of cost 1 that follows.
+pub fn refund(
+    now: i64,
+    request: &SlideRequest,
+    n: i64,
+    view: &impl BucketView,
+) -> Result<Option<BucketRefund>, StoredError> {
+    let count = count(now, request, view)?;
+    let Some(h) = count.header.filter(|_| block::in_force(view.blocked_until(), now).is_none()) else {
+        return Ok(None);
+    };
+    let mut left = n.min(count.in_largest);
+    if left <= 0 {
+        return Ok(None);
+    }
+    let taken = left;
+    let mut buckets = Vec::new();
+    for s in starts(count.first_in_largest.max(h.oldest), h.newest, count.b)?.collect::<Vec<_>>().into_iter().rev() {
+        let units = view.units(s)?;
+        if units > 0 && left > 0 {
+            buckets.push((s, units - units.min(left)));
+            left -= units.min(left);
+        }
+    }
+    let total = h.total - taken;
+    if total <= 0 {
+        return Ok(Some(BucketRefund { buckets, header: None, stored: h }));
+    }
+    // The oldest and newest buckets still holding units.
+    let (mut oldest, mut newest) = (None, h.newest);
+    for s in starts(h.oldest, h.newest, count.b)? {
+        let emptied = buckets.iter().any(|&(at, units)| at == s && units == 0);
+        if !emptied && view.units(s)? > 0 {
+            oldest = oldest.or(Some(s));
+            newest = s;
+        }
+    }
+    let oldest = oldest.unwrap_or(h.oldest);
+    Ok(Some(BucketRefund { buckets, header: Some(Header { total, oldest, newest, ..h }), stored: h }))
 }
 
 /// The count step: the bookkeeping, checked against the request, and the units the largest
@@ -259,6 +335,7 @@ fn plan(
         header: next.filter(|n| Some(*n) != live),
         stored: live,
         expire_at: decision.newest_end.and_then(|end| expiry_to_set(end, count.largest_window_ms, current_expiry)),
+        block: None,
     })
 }
 

@@ -11,7 +11,8 @@
 //! `den = limit`; a state written with another limit is read rounded up, so a change can only
 //! make the next decision stricter.
 
-use crate::core::parse::{self, parse_int, ArgError, Options};
+use crate::core::block;
+use crate::core::parse::{self, parse_int, ArgError, Extras, Options};
 use crate::core::request::{Mode, MAX_WINDOW_MS};
 use crate::core::verdict::{Verdict, NEVER};
 
@@ -31,6 +32,8 @@ pub struct GcraRequest {
     pub cost: i64,
     /// `CL.THROTTLE` also reads redis-cell's own state, a TAT in ns.
     pub reads_cell_state: bool,
+    /// `REFUND n`, `BLOCK ms` (not taken by `CL.THROTTLE`).
+    pub extras: Extras,
 }
 
 /// Parses `period_ms limit [BURST n] [COST n]`.
@@ -42,16 +45,20 @@ pub fn parse(args: &[&[u8]]) -> Result<GcraRequest, ArgError> {
     let limit = in_range(limit, "limit", 1, MAX)?;
     let mut burst = None;
     let mut cost = 1;
+    let mut extras = Extras::default();
+    let mut cost_given = false;
     let mut options = Options::new(options);
     while let Some(word) = options.next_word() {
         if word.eq_ignore_ascii_case(b"BURST") {
             burst = Some(options.value("BURST")?);
         } else if word.eq_ignore_ascii_case(b"COST") {
             cost = parse::cost(options.value("COST")?)?;
-        } else {
+            cost_given = true;
+        } else if !extras.take(word, &mut options)? {
             return Err(ArgError::unknown_option(word));
         }
     }
+    extras.check(cost_given)?;
     // A full refill (`burst * period_ms / limit`) must fit in 10^12 ms.
     let max_burst = match MAX.checked_mul(limit) {
         Some(product) => (product / period_ms).min(MAX),
@@ -61,7 +68,7 @@ pub fn parse(args: &[&[u8]]) -> Result<GcraRequest, ArgError> {
         None => limit.min(max_burst),
         Some(value) => in_range(value, "BURST", 1, max_burst)?,
     };
-    Ok(GcraRequest { period_ms, limit, burst, cost, reads_cell_state: false })
+    Ok(GcraRequest { period_ms, limit, burst, cost, reads_cell_state: false, extras })
 }
 
 /// Parses `CL.THROTTLE`'s `max_burst count_per_period period_s [quantity]`.
@@ -91,7 +98,15 @@ pub fn parse_cell(args: &[&[u8]]) -> Result<GcraRequest, ArgError> {
             parse_int(q).filter(|q| *q >= 0).ok_or_else(|| ArgError::new("quantity must be a non-negative integer"))?
         }
     };
-    Ok(GcraRequest { period_ms: period_s * 1000, limit: count, burst: max_burst + 1, cost, reads_cell_state: true })
+    let burst = max_burst + 1;
+    Ok(GcraRequest {
+        period_ms: period_s * 1000,
+        limit: count,
+        burst,
+        cost,
+        reads_cell_state: true,
+        extras: Extras::default(),
+    })
 }
 
 fn in_range(value: &[u8], name: &str, min: i64, max: i64) -> Result<i64, ArgError> {
@@ -110,6 +125,9 @@ pub struct Tat {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stored {
     Tat(Tat),
+    /// A TAT with a block stored beside it: `BLOCK` ends at that ms (in force while later
+    /// than now).
+    Blocked(Tat, i64),
     /// redis-cell's TAT in ns since the epoch (read by `CL.THROTTLE` only).
     CellNanos(i64),
 }
@@ -120,19 +138,22 @@ pub struct NotGcra;
 
 const PREFIX: &[u8] = b"gcra:";
 
-/// Reads a stored value; `reads_cell_state` also takes redis-cell's decimal ns.
+/// Reads a stored value, `gcra:<ms>:<rem>:<den>` or, blocked, `gcra:<ms>:<rem>:<den>:<until>`;
+/// `reads_cell_state` also takes redis-cell's decimal ns.
 pub fn decode(value: &[u8], reads_cell_state: bool) -> Result<Stored, NotGcra> {
     if let Some(rest) = value.strip_prefix(PREFIX) {
         let mut parts = rest.split(|&b| b == b':').map(parse_int);
-        let (Some(Some(ms)), Some(Some(rem)), Some(Some(den)), None) =
-            (parts.next(), parts.next(), parts.next(), parts.next())
+        let (Some(Some(ms)), Some(Some(rem)), Some(Some(den)), until, None) =
+            (parts.next(), parts.next(), parts.next(), parts.next(), parts.next())
         else {
             return Err(NotGcra);
         };
-        return if (1..=MAX).contains(&den) && (0..den).contains(&rem) {
-            Ok(Stored::Tat(Tat { ms, rem, den }))
-        } else {
-            Err(NotGcra)
+        let tat = Tat { ms, rem, den };
+        return match until {
+            _ if !(1..=MAX).contains(&den) || !(0..den).contains(&rem) => Err(NotGcra),
+            None => Ok(Stored::Tat(tat)),
+            Some(Some(until)) => Ok(Stored::Blocked(tat, until)),
+            Some(None) => Err(NotGcra),
         };
     }
     match parse_int(value) {
@@ -141,14 +162,15 @@ pub fn decode(value: &[u8], reads_cell_state: bool) -> Result<Stored, NotGcra> {
     }
 }
 
-/// The longest stored form: the prefix, three `i64`s and two separators.
-pub const ENCODED_MAX: usize = PREFIX.len() + 3 * 20 + 2;
+/// The longest stored form: the prefix, four `i64`s and three separators.
+pub const ENCODED_MAX: usize = PREFIX.len() + 4 * 20 + 3;
 
-/// The stored form of a TAT, written into `buf` without allocating.
-pub fn encode(tat: Tat, buf: &mut [u8; ENCODED_MAX]) -> &[u8] {
+/// The stored form of a TAT, with the block's end when one is set, written into `buf`
+/// without allocating.
+pub fn encode(tat: Tat, blocked_until: Option<i64>, buf: &mut [u8; ENCODED_MAX]) -> &[u8] {
     buf[..PREFIX.len()].copy_from_slice(PREFIX);
     let mut len = PREFIX.len();
-    for (i, part) in [tat.ms, tat.rem, tat.den].into_iter().enumerate() {
+    for (i, part) in [Some(tat.ms), Some(tat.rem), Some(tat.den), blocked_until].into_iter().flatten().enumerate() {
         if i > 0 {
             buf[len] = b':';
             len += 1;
@@ -158,10 +180,12 @@ pub fn encode(tat: Tat, buf: &mut [u8; ENCODED_MAX]) -> &[u8] {
     &buf[..len]
 }
 
-/// The write a call makes: the new TAT, and the key's expiry (the TAT rounded up to the ms).
+/// The write a call makes: the new TAT, the block's end when it sets one, and the key's
+/// expiry (the TAT rounded up to the ms).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GcraWrite {
     pub tat: Tat,
+    pub blocked_until: Option<i64>,
     pub expire_at: i64,
 }
 
@@ -169,6 +193,8 @@ pub struct GcraWrite {
 pub struct GcraPlan {
     pub verdict: Verdict,
     pub write: Option<GcraWrite>,
+    /// A refund left the bucket full: the key goes (a missing key is a full bucket).
+    pub delete: bool,
 }
 
 /// `x.div_euclid(d)` and `x.rem_euclid(d)`, for `d > 0`: one unsigned machine division when
@@ -193,20 +219,87 @@ fn to_i64(x: i128) -> i64 {
     x.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64
 }
 
+/// The stored TAT in units of `1 / limit` ms, rounded up when written with another limit.
+fn tat_units(stored: Stored, l: i128) -> i128 {
+    match stored {
+        Stored::Tat(t) | Stored::Blocked(t, _) if i128::from(t.den) == l => i128::from(t.ms) * l + i128::from(t.rem),
+        Stored::Tat(t) | Stored::Blocked(t, _) => {
+            i128::from(t.ms) * l + div_ceil(i128::from(t.rem) * l, i128::from(t.den))
+        }
+        Stored::CellNanos(ns) => div_ceil(i128::from(ns) * l, 1_000_000),
+    }
+}
+
+/// The write storing a TAT of `tat_u` units of `1 / limit` ms.
+fn write_of(tat_u: i128, request: &GcraRequest, blocked_until: Option<i64>) -> GcraWrite {
+    let (ms, rem) = div_rem(tat_u, i128::from(request.limit));
+    GcraWrite {
+        tat: Tat { ms: to_i64(ms), rem: to_i64(rem), den: request.limit },
+        blocked_until,
+        expire_at: to_i64(ms + i128::from(rem != 0)),
+    }
+}
+
 /// Decides one call at `now` against the stored state (`None`: no key, or expired).
 pub fn decide(now: i64, request: &GcraRequest, mode: Mode, stored: Option<Stored>) -> GcraPlan {
+    let blocked = match stored {
+        Some(Stored::Blocked(_, until)) => block::in_force(Some(until), now),
+        _ => None,
+    };
+    if let Some(n) = request.extras.refund.filter(|_| mode == Mode::Record) {
+        return refund(now, request, n, stored, blocked);
+    }
+    let mut plan = bucket(now, request, mode, stored);
+    if let Some(until) = blocked {
+        return GcraPlan { verdict: block::while_blocked(plan.verdict, now, until), write: None, delete: false };
+    }
+    if let Some(until) = block::starts(&plan.verdict, mode, request.extras.block_ms, false, now) {
+        // The TAT pushed so that the next unit arrives when the block ends.
+        let (l, p) = (i128::from(request.limit), i128::from(request.period_ms));
+        let pushed = i128::from(until) * l + (i128::from(request.burst) - 1) * p;
+        let tat_u = stored.map_or(pushed, |s| tat_units(s, l).max(pushed));
+        let write = write_of(tat_u, request, Some(until));
+        let state = Stored::Blocked(write.tat, until);
+        let peek = GcraRequest { extras: Extras::default(), ..*request };
+        plan = GcraPlan {
+            verdict: decide(now, &peek, Mode::Peek, Some(state)).verdict,
+            write: Some(write),
+            delete: false,
+        };
+    }
+    plan
+}
+
+/// `REFUND n`: the TAT moves back by `n` emission intervals, never before now (a full
+/// bucket, stored as no key); a block in force is left as it is. The reply is the peek of
+/// cost 1 that follows.
+fn refund(now: i64, request: &GcraRequest, n: i64, stored: Option<Stored>, blocked: Option<i64>) -> GcraPlan {
+    let peek = GcraRequest { cost: 1, extras: Extras::default(), ..*request };
+    let (l, p) = (i128::from(request.limit), i128::from(request.period_ms));
+    let now_u = i128::from(now) * l;
+    let before = stored.filter(|_| blocked.is_none()).map(|s| tat_units(s, l)).filter(|&t| t > now_u);
+    let Some(before) = before else {
+        return GcraPlan { verdict: decide(now, &peek, Mode::Peek, stored).verdict, write: None, delete: false };
+    };
+    let after = (before - i128::from(n) * p).max(now_u);
+    if after == now_u {
+        return GcraPlan { verdict: decide(now, &peek, Mode::Peek, None).verdict, write: None, delete: true };
+    }
+    let write = write_of(after, request, None);
+    GcraPlan {
+        verdict: decide(now, &peek, Mode::Peek, Some(Stored::Tat(write.tat))).verdict,
+        write: Some(write),
+        delete: false,
+    }
+}
+
+/// The bucket's own decision.
+fn bucket(now: i64, request: &GcraRequest, mode: Mode, stored: Option<Stored>) -> GcraPlan {
     let l = i128::from(request.limit);
     let p = i128::from(request.period_ms);
     let capacity = i128::from(request.burst) * p;
     let now_u = i128::from(now) * l;
-    // The stored TAT in units of 1 / limit ms, rounded up when written with another limit.
-    let tat_u = match stored {
-        None => now_u,
-        Some(Stored::Tat(t)) if i128::from(t.den) == l => i128::from(t.ms) * l + i128::from(t.rem),
-        Some(Stored::Tat(t)) => i128::from(t.ms) * l + div_ceil(i128::from(t.rem) * l, i128::from(t.den)),
-        Some(Stored::CellNanos(ns)) => div_ceil(i128::from(ns) * l, 1_000_000),
-    }
-    .max(now_u);
+    let tat_u = stored.map_or(now_u, |s| tat_units(s, l)).max(now_u);
     let debt = tat_u - now_u;
     let whole_units = |debt: i128| to_i64(div_rem((capacity - debt).max(0), p).0);
 
@@ -218,7 +311,7 @@ pub fn decide(now: i64, request: &GcraRequest, mode: Mode, stored: Option<Stored
             retry_after_ms: NEVER,
             reset_after_ms: to_i64(div_ceil(debt, l)),
         };
-        return GcraPlan { verdict, write: None };
+        return GcraPlan { verdict, write: None, delete: false };
     }
     let cost = i128::from(request.cost) * p;
     let allowed = debt + cost <= capacity;
@@ -231,14 +324,7 @@ pub fn decide(now: i64, request: &GcraRequest, mode: Mode, stored: Option<Stored
         retry_after_ms: if allowed { 0 } else { to_i64(div_ceil(debt + cost - capacity, l)) },
         reset_after_ms: to_i64(div_ceil(debt_after, l)),
     };
-    let write = records.then(|| {
-        let (ms, rem) = div_rem(tat_u + cost, l);
-        GcraWrite {
-            tat: Tat { ms: to_i64(ms), rem: to_i64(rem), den: request.limit },
-            expire_at: to_i64(ms + i128::from(rem != 0)),
-        }
-    });
-    GcraPlan { verdict, write }
+    GcraPlan { verdict, write: records.then(|| write_of(tat_u + cost, request, None)), delete: false }
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! knows Redis; every decision takes the time, the request and a view of the stored state,
 //! and returns the verdict with the writes that follow.
 
+pub mod block;
 pub mod bucket_ring;
 pub mod bucketed;
 pub mod fixed;

@@ -6,7 +6,7 @@
 
 use std::fmt;
 
-use crate::core::request::{Window, Windows, MAX_WINDOWS, MAX_WINDOW_MS};
+use crate::core::request::{Mode, Window, Windows, MAX_WINDOWS, MAX_WINDOW_MS};
 
 /// Why the arguments were refused; `Display` is the exact error reply, `ERR ...`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -94,6 +94,59 @@ impl<'a> Options<'a> {
 /// `COST n`: a positive integer.
 pub fn cost(value: &[u8]) -> Result<i64, ArgError> {
     parse_int(value).filter(|c| *c >= 1).ok_or_else(|| ArgError::new("COST must be a positive integer"))
+}
+
+/// `REFUND n` and `BLOCK ms`, the options the recording commands of SLIDE, FIXED and GCRA
+/// share: give units back, or block the key for `ms` when a call is rejected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Extras {
+    /// `REFUND n`: take back up to `n` units instead of taking any.
+    pub refund: Option<i64>,
+    /// `BLOCK ms`: a rejection blocks the key for `ms`.
+    pub block_ms: Option<i64>,
+}
+
+/// The longest block, as the longest window.
+pub const MAX_BLOCK_MS: i64 = MAX_WINDOW_MS;
+
+impl Extras {
+    /// Takes `word` (and its value) when it is `REFUND` or `BLOCK`; false for any other word.
+    pub fn take(&mut self, word: &[u8], options: &mut Options<'_>) -> Result<bool, ArgError> {
+        if word.eq_ignore_ascii_case(b"REFUND") {
+            let value = options.value("REFUND")?;
+            let n = parse_int(value).filter(|n| *n >= 1);
+            self.refund = Some(n.ok_or_else(|| ArgError::new("REFUND must be a positive integer"))?);
+        } else if word.eq_ignore_ascii_case(b"BLOCK") {
+            let value = options.value("BLOCK")?;
+            let ms = parse_int(value).filter(|ms| (1..=MAX_BLOCK_MS).contains(ms));
+            self.block_ms = Some(ms.ok_or_else(|| ArgError::range("BLOCK", 1, MAX_BLOCK_MS))?);
+        } else {
+            return Ok(false);
+        }
+        Ok(true)
+    }
+
+    /// The combinations refused by every parser: `REFUND` with `COST` (a refund takes
+    /// nothing) or with `BLOCK` (a refund is never rejected).
+    pub fn check(&self, cost_given: bool) -> Result<(), ArgError> {
+        if self.refund.is_some() && cost_given {
+            return Err(ArgError::new("REFUND cannot be combined with COST"));
+        }
+        if self.refund.is_some() && self.block_ms.is_some() {
+            return Err(ArgError::new("REFUND cannot be combined with BLOCK"));
+        }
+        Ok(())
+    }
+
+    /// Both options are refused on the peeking (`_RO`) commands, which write nothing.
+    pub fn check_mode(&self, mode: Mode) -> Result<(), ArgError> {
+        for (name, given) in [("REFUND", self.refund.is_some()), ("BLOCK", self.block_ms.is_some())] {
+            if given && mode == Mode::Peek {
+                return Err(ArgError::new(format_args!("{name} is an option of the recording commands, not of _RO")));
+            }
+        }
+        Ok(())
+    }
 }
 
 /// `window_ms` within 1..=[`MAX_WINDOW_MS`].

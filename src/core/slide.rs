@@ -7,7 +7,8 @@
 //! Nothing here touches Redis: the keyspace adapter answers the few questions of
 //! [`LogView`] from a sorted set and carries out the returned [`SlidePlan`].
 
-use crate::core::parse::{self, ArgError, Options};
+use crate::core::block;
+use crate::core::parse::{self, ArgError, Extras, Options};
 use crate::core::request::{Mode, Window, Windows, MAX_WINDOWS};
 use crate::core::verdict::{bind, remaining, PairVerdict, Verdict, NEVER};
 
@@ -19,6 +20,8 @@ pub struct SlideRequest {
     pub cost: i64,
     /// `BUCKET ms`: count per bucket of this many ms instead of one entry per unit.
     pub bucket_ms: Option<i64>,
+    /// `REFUND n`, `BLOCK ms`.
+    pub extras: Extras,
 }
 
 /// With `BUCKET`, a limit may be this large: the key's size does not grow with it.
@@ -33,11 +36,15 @@ pub fn parse(args: &[&[u8]], max_limit: i64) -> Result<SlideRequest, ArgError> {
     let bucketed = |options: &[&[u8]]| options.iter().any(|o| o.eq_ignore_ascii_case(b"BUCKET"));
     let (windows, options) =
         parse::windows(args, |options| if bucketed(options) { MAX_BUCKETED_LIMIT } else { max_limit })?;
-    let mut request = SlideRequest { windows, cost: 1, bucket_ms: None };
+    let mut request = SlideRequest { windows, cost: 1, bucket_ms: None, extras: Extras::default() };
     let mut options = Options::new(options);
+    let mut cost_given = false;
     while let Some(word) = options.next_word() {
         if word.eq_ignore_ascii_case(b"COST") {
             request.cost = parse::cost(options.value("COST")?)?;
+            cost_given = true;
+        } else if request.extras.take(word, &mut options)? {
+            continue;
         } else if word.eq_ignore_ascii_case(b"BUCKET") {
             request.bucket_ms = Some(bucket_ms(options.value("BUCKET")?, &windows)?);
         } else if parse::looks_like_integer(word) {
@@ -46,6 +53,7 @@ pub fn parse(args: &[&[u8]], max_limit: i64) -> Result<SlideRequest, ArgError> {
             return Err(ArgError::unknown_option(word));
         }
     }
+    request.extras.check(cost_given)?;
     Ok(request)
 }
 
@@ -117,6 +125,8 @@ pub trait LogView {
     fn nth_newest(&mut self, n: u64) -> Option<i64>;
     /// The score of the `n`-th (from 0) oldest entry.
     fn nth_oldest(&mut self, n: u64) -> Option<i64>;
+    /// The end of the stored block (the marker), in force or not; not an entry.
+    fn blocked_until(&self) -> Option<i64>;
 }
 
 /// `count` new entries, all at `score`, with members `first_member`, then each
@@ -140,13 +150,66 @@ pub struct SlidePlan {
     pub append: Option<Append>,
     /// Give the key this absolute expiry (ms).
     pub expire_at: Option<i64>,
+    /// `BLOCK`: store the marker of a block ending then.
+    pub block: Option<i64>,
+    /// The marker of a block that has ended, removed after the entries are written (so the
+    /// set never empties on the way).
+    pub unblock: Option<i64>,
 }
 
 impl SlidePlan {
     /// True when carrying out the plan changes nothing.
     pub fn is_noop(&self) -> bool {
-        !self.discard && self.trim_through.is_none() && self.append.is_none() && self.expire_at.is_none()
+        !self.discard
+            && self.trim_through.is_none()
+            && self.append.is_none()
+            && self.expire_at.is_none()
+            && self.block.is_none()
     }
+
+    fn nothing(verdict: Verdict) -> Self {
+        SlidePlan {
+            verdict,
+            discard: false,
+            trim_through: None,
+            append: None,
+            expire_at: None,
+            block: None,
+            unblock: None,
+        }
+    }
+}
+
+/// The member of the marker a block is stored as (`block:<until>`), scored `+inf`: after
+/// every entry, and never in a window.
+pub fn block_member(until: i64, buf: &mut [u8; 26]) -> &[u8] {
+    buf[..6].copy_from_slice(BLOCK_PREFIX);
+    let len = 6 + parse::format_int(until, &mut buf[6..]);
+    &buf[..len]
+}
+
+const BLOCK_PREFIX: &[u8] = b"block:";
+
+/// The block's end from a member scored `+inf`; `None` when it is not a marker.
+pub fn parse_block_member(member: &[u8]) -> Option<i64> {
+    member.strip_prefix(BLOCK_PREFIX).and_then(parse::parse_int)
+}
+
+/// `REFUND n`: how many of the newest entries go, at most those the largest window counts;
+/// none while a block is in force (a refund never lifts one). The reply is the peek of cost
+/// 1 that follows.
+pub fn refund_take(now: i64, request: &SlideRequest, n: i64, log: &mut impl LogView) -> u64 {
+    if block::in_force(log.blocked_until(), now).is_some() || log.expires_at().is_some_and(|at| at <= now) {
+        return 0;
+    }
+    let len = log.len();
+    let stale = if len == 0 { 0 } else { log.count_through(now.saturating_sub(request.windows.largest().window_ms)) };
+    (len - stale.min(len)).min(u64::try_from(n).unwrap_or(0))
+}
+
+/// The request a refund replies as: a peek of cost 1.
+pub fn peek_of(request: &SlideRequest) -> SlideRequest {
+    SlideRequest { cost: 1, extras: Extras::default(), ..*request }
 }
 
 /// Entries that left the window are removed once they are at least this fraction
@@ -189,12 +252,35 @@ pub fn settle(pairs: &mut [PairVerdict], windows: &Windows, recorded: Option<i64
     }
 }
 
-/// Decides one call at `now` against the stored log.
+/// Decides one call at `now` against the stored log and its block.
+pub fn decide(now: i64, request: &SlideRequest, mode: Mode, log: &mut impl LogView) -> SlidePlan {
+    let stored_block = log.blocked_until();
+    let mut plan = decide_log(now, request, mode, log);
+    if let Some(until) = block::in_force(stored_block, now) {
+        return SlidePlan::nothing(block::while_blocked(plan.verdict, now, until));
+    }
+    if let Some(until) = block::starts(&plan.verdict, mode, request.extras.block_ms, false, now) {
+        plan.verdict = block::while_blocked(plan.verdict, now, until);
+        plan.block = Some(until);
+        // The key lives at least until the block ends.
+        let expiry = plan.expire_at.or(log.expires_at());
+        if expiry.map_or(true, |at| at < until) {
+            plan.expire_at = Some(until);
+        }
+    }
+    // A marker whose block has ended goes with the next write (a delete takes it anyway).
+    if !plan.is_noop() && !plan.discard {
+        plan.unblock = stored_block;
+    }
+    plan
+}
+
+/// Decides one call at `now` against the stored log alone.
 ///
 /// Reads no more of the log than the verdict needs: the entries that left the largest
 /// window, for each shorter window at most its limit counted from the newest end, and on a
 /// rejection the entry whose departure makes room, reached from the nearer end.
-pub fn decide(now: i64, request: &SlideRequest, mode: Mode, log: &mut impl LogView) -> SlidePlan {
+fn decide_log(now: i64, request: &SlideRequest, mode: Mode, log: &mut impl LogView) -> SlidePlan {
     let largest = request.windows.largest();
     let stored_expiry = log.expires_at();
     // A log whose expiry has come is an empty window, even if Redis still shows it.
@@ -227,7 +313,7 @@ pub fn decide(now: i64, request: &SlideRequest, mode: Mode, log: &mut impl LogVi
     let verdict = bind(pairs);
 
     if mode == Mode::Peek {
-        return SlidePlan { verdict, discard: false, trim_through: None, append: None, expire_at: None };
+        return SlidePlan::nothing(verdict);
     }
     let discard = expired || (len > 0 && stale == len);
     let trim_through = (!discard && stale > 0 && stale * TRIM_FRACTION >= len).then(|| {
@@ -246,7 +332,7 @@ pub fn decide(now: i64, request: &SlideRequest, mode: Mode, log: &mut impl LogVi
     // to the slack longer, so the expiry moves once per slack, not on every call.
     let current_expiry = if discard { None } else { stored_expiry };
     let expire_at = newest_after.and_then(|t| expiry_to_set(t, largest.window_ms, current_expiry));
-    SlidePlan { verdict, discard, trim_through, append, expire_at }
+    SlidePlan { verdict, discard, trim_through, append, expire_at, block: None, unblock: None }
 }
 
 /// One pair's answer before anything is recorded: `remaining` is what the window has left

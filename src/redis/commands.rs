@@ -83,24 +83,24 @@ fn always() -> bool {
 
 const KEY: ArgDoc = ArgDoc::new(c"key", ArgKind::Key);
 const COST: ArgDoc = ArgDoc::option(c"cost", ArgKind::Integer, c"COST");
-const WINDOW_PAIR: [ArgDoc; 2] = [ArgDoc::new(c"window_ms", ArgKind::Integer), ArgDoc::new(c"limit", ArgKind::Integer)];
+const WINDOW_PAIR: [ArgDoc; 2] = [WINDOW_MS, LIMIT];
 const WINDOWS: ArgDoc = ArgDoc { multiple: true, block: &WINDOW_PAIR, ..ArgDoc::new(c"window", ArgKind::Block) };
-const SLIDE_ARGS: [ArgDoc; 4] = [KEY, WINDOWS, COST, ArgDoc::option(c"bucket_ms", ArgKind::Integer, c"BUCKET")];
-const FIXED_ARGS: [ArgDoc; 5] = [
-    KEY,
-    ArgDoc::new(c"window_ms", ArgKind::Integer),
-    ArgDoc::new(c"limit", ArgKind::Integer),
-    COST,
-    ArgDoc::option(c"align", ArgKind::PureToken, c"ALIGN"),
-];
+// The recording commands' `REFUND n` (not with COST) and `BLOCK ms`.
+const REFUND: ArgDoc = ArgDoc::option(c"refund", ArgKind::Integer, c"REFUND");
+const BLOCK: ArgDoc = ArgDoc::option(c"block_ms", ArgKind::Integer, c"BLOCK");
+const BUCKET: ArgDoc = ArgDoc::option(c"bucket_ms", ArgKind::Integer, c"BUCKET");
+const SLIDE_ARGS: [ArgDoc; 6] = [KEY, WINDOWS, COST, REFUND, BLOCK, BUCKET];
+const SLIDE_RO_ARGS: [ArgDoc; 4] = [KEY, WINDOWS, COST, BUCKET];
+const WINDOW_MS: ArgDoc = ArgDoc::new(c"window_ms", ArgKind::Integer);
+const LIMIT: ArgDoc = ArgDoc::new(c"limit", ArgKind::Integer);
+const ALIGN: ArgDoc = ArgDoc::option(c"align", ArgKind::PureToken, c"ALIGN");
+const FIXED_ARGS: [ArgDoc; 7] = [KEY, WINDOW_MS, LIMIT, COST, REFUND, BLOCK, ALIGN];
+const FIXED_RO_ARGS: [ArgDoc; 5] = [KEY, WINDOW_MS, LIMIT, COST, ALIGN];
 
-const GCRA_ARGS: [ArgDoc; 5] = [
-    KEY,
-    ArgDoc::new(c"period_ms", ArgKind::Integer),
-    ArgDoc::new(c"limit", ArgKind::Integer),
-    ArgDoc::option(c"burst", ArgKind::Integer, c"BURST"),
-    COST,
-];
+const PERIOD_MS: ArgDoc = ArgDoc::new(c"period_ms", ArgKind::Integer);
+const BURST: ArgDoc = ArgDoc::option(c"burst", ArgKind::Integer, c"BURST");
+const GCRA_ARGS: [ArgDoc; 7] = [KEY, PERIOD_MS, LIMIT, BURST, COST, REFUND, BLOCK];
+const GCRA_RO_ARGS: [ArgDoc; 5] = [KEY, PERIOD_MS, LIMIT, BURST, COST];
 const CELL_ARGS: [ArgDoc; 5] = [
     KEY,
     ArgDoc::new(c"max_burst", ArgKind::Integer),
@@ -155,7 +155,7 @@ pub static TABLE: [CommandSpec; 7] = [
         summary: c"Tells whether WINLIMIT.SLIDE would accept a request now, without recording anything.",
         complexity: c"O(log(N) + M + K + P * L) for the exact log, where N is the number of entries, M the number that left the largest window, K the number that must leave before the request fits and P * L the limits of the shorter windows; O(P) with BUCKET.",
         since: c"0.1.0",
-        args: &SLIDE_ARGS,
+        args: &SLIDE_RO_ARGS,
         enabled: always,
     },
     CommandSpec {
@@ -169,7 +169,7 @@ pub static TABLE: [CommandSpec; 7] = [
         summary: c"Tells whether WINLIMIT.FIXED would accept a request now, without counting anything.",
         complexity: c"O(1)",
         since: c"0.1.0",
-        args: &FIXED_ARGS,
+        args: &FIXED_RO_ARGS,
         enabled: always,
     },
     CommandSpec {
@@ -197,7 +197,7 @@ pub static TABLE: [CommandSpec; 7] = [
         summary: c"Tells whether WINLIMIT.GCRA would accept a request now, without taking anything.",
         complexity: c"O(1)",
         since: c"0.2.0",
-        args: &GCRA_ARGS,
+        args: &GCRA_RO_ARGS,
         enabled: always,
     },
     CommandSpec {

@@ -22,6 +22,8 @@ pub enum Event {
     Zadd,
     /// `ZREMRANGEBYSCORE`.
     Zremrangebyscore,
+    /// `ZREM`.
+    Zrem,
 }
 
 impl Event {
@@ -30,7 +32,7 @@ impl Event {
         let class = match self {
             Event::Set | Event::Incrby | Event::Setbit => raw::REDISMODULE_NOTIFY_STRING,
             Event::Expire | Event::Del => raw::REDISMODULE_NOTIFY_GENERIC,
-            Event::Zadd | Event::Zremrangebyscore => raw::REDISMODULE_NOTIFY_ZSET,
+            Event::Zadd | Event::Zremrangebyscore | Event::Zrem => raw::REDISMODULE_NOTIFY_ZSET,
         };
         class as c_int
     }
@@ -45,6 +47,7 @@ impl Event {
             Event::Del => c"del",
             Event::Zadd => c"zadd",
             Event::Zremrangebyscore => c"zremrangebyscore",
+            Event::Zrem => c"zrem",
         }
     }
 }

@@ -77,6 +77,6 @@ fn run(spec: &CommandSpec, ctx: Ctx<'_>, argv: &[ServerString<'_>]) -> Result<Ve
 /// untouched (no lookup, no lazy expiry, no keyspace hit or miss, as with Redis's own
 /// commands), then the call's key, opened here once, then the adapter.
 pub fn serve<A: Adapter>(call: &Call, key: CallKey<'_>) -> Result<Verdict, CommandError> {
-    let request = A::parse(call.args)?;
+    let request = A::parse(call.args, call.mode)?;
     A::run(call, key.open(call.mode), &request)
 }

@@ -63,6 +63,8 @@ def _integer(name, low=None, high=None, token=None, optional=False):
 
 
 COST = _integer("cost", token="COST")
+# The recording commands' REFUND n and BLOCK ms (issue 28), after COST; not the `_RO` readers'.
+RECORDING_ONLY = (_integer("refund", token="REFUND"), _integer("block_ms", token="BLOCK"))
 WINDOW_MS = _integer("window_ms", 1, 10**12)
 SLIDE_ARGS = (Arg("window", "block", multiple=True, arguments=(WINDOW_MS, _integer("limit", 0, 10000))),
               COST, _integer("bucket_ms", token="BUCKET"))
@@ -123,10 +125,14 @@ def _pair(writer, reader, categories, arguments, key, writer_calls, reader_calls
     """A writer and its `_RO` reader: the same arguments, keys and sample calls. key: its
     key type, the format it stores and its error on a string of another format."""
     key_type, state, string_error = key
-    common = dict(arguments=arguments, key_type=key_type, state=state, string_error=string_error, sample=(W, 5),
+    common = dict(key_type=key_type, state=state, string_error=string_error, sample=(W, 5),
                   variants=variants, library_range=library_range)
-    return (Command(writer, True, reader, frozenset({"@write", *categories}), hostile=writer_calls, **common),
-            Command(reader, False, writer, frozenset({"@read", *categories}), hostile=reader_calls, **common))
+    after_cost = arguments.index(COST) + 1
+    writer_arguments = arguments[:after_cost] + RECORDING_ONLY + arguments[after_cost:]
+    return (Command(writer, True, reader, frozenset({"@write", *categories}), writer_arguments, hostile=writer_calls,
+                    **common),
+            Command(reader, False, writer, frozenset({"@read", *categories}), arguments, hostile=reader_calls,
+                    **common))
 
 
 # Hostile calls: periods of W, so a key a call writes does not expire while keyspaces are

@@ -17,7 +17,7 @@ fn request(pairs: &[(i64, i64)], cost: i64, bucket_ms: i64) -> SlideRequest {
     for &(window_ms, limit) in pairs {
         assert!(windows.insert(Window { window_ms, limit }));
     }
-    SlideRequest { windows, cost, bucket_ms: Some(bucket_ms) }
+    SlideRequest { windows, cost, bucket_ms: Some(bucket_ms), extras: Default::default() }
 }
 
 /// A key stored as a ring, written as the adapter writes it.

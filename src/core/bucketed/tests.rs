@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use super::*;
 use crate::core::request::Windows;
 use crate::core::slide::expiry_slack;
-use crate::core::test_support::{edgy_i64, model_binding, ModelPair};
+use crate::core::test_support::{check_refund_and_block, edgy_i64, log_steps, model_binding, ModelPair};
 use proptest::prelude::*;
 
 /// A bucketed log held in memory: buckets, the header, and the key's expiry. The ring's
@@ -15,6 +15,7 @@ pub(crate) struct MemoryHash {
     pub buckets: BTreeMap<i64, i64>,
     pub header: Option<Header>,
     pub expires_at: Option<i64>,
+    pub blocked: Option<i64>,
 }
 
 impl BucketView for MemoryHash {
@@ -28,6 +29,10 @@ impl BucketView for MemoryHash {
 
     fn units(&self, start: i64) -> Result<i64, StoredError> {
         Ok(self.buckets.get(&start).copied().unwrap_or(0))
+    }
+
+    fn blocked_until(&self) -> Option<i64> {
+        self.blocked
     }
 }
 
@@ -54,6 +59,9 @@ impl MemoryHash {
         if let Some((s, units)) = plan.record {
             self.buckets.insert(s, units);
         }
+        if plan.block.is_some() {
+            self.blocked = plan.block;
+        }
         if let Some(header) = plan.header {
             self.header = Some(header);
         }
@@ -72,12 +80,59 @@ impl MemoryHash {
     }
 }
 
+impl MemoryHash {
+    /// `REFUND n` as the adapter runs it: the buckets and header change, then the peek replies.
+    fn refund(&mut self, now: i64, request: &SlideRequest, n: i64) -> Verdict {
+        if let Some(change) = refund(now, request, n, self).expect("a valid state") {
+            for (s, units) in change.buckets {
+                if units == 0 {
+                    self.buckets.remove(&s);
+                } else {
+                    self.buckets.insert(s, units);
+                }
+            }
+            match change.header {
+                None => *self = MemoryHash::default(),
+                Some(h) => {
+                    self.header = Some(h);
+                    assert_eq!(h.total, self.buckets.values().sum::<i64>(), "{self:?}");
+                    assert_eq!(
+                        (h.oldest, h.newest),
+                        (*self.buckets.keys().next().unwrap(), *self.buckets.keys().last().unwrap())
+                    );
+                }
+            }
+        }
+        self.call(now, &crate::core::slide::peek_of(request), Mode::Peek)
+    }
+}
+
+proptest! {
+    /// With 1 ms buckets the bucketed log is the exact log: refunds and blocks against the
+    /// same brute-force model as the exact log's.
+    #[test]
+    fn refund_and_block_match_the_reference_model(window in 1i64..200, limit in 1i64..6, steps in log_steps()) {
+        let key = std::cell::RefCell::new(MemoryHash::default());
+        let r = |cost, block_ms| SlideRequest {
+            extras: crate::core::parse::Extras { refund: None, block_ms },
+            ..request(&[(window, limit)], cost, 1)
+        };
+        check_refund_and_block(
+            window,
+            limit,
+            steps,
+            |now, cost, block_ms| key.borrow_mut().call(now, &r(cost, block_ms), Mode::Record),
+            |now, n| key.borrow_mut().refund(now, &r(1, None), n),
+        )?;
+    }
+}
+
 fn request(pairs: &[(i64, i64)], cost: i64, bucket_ms: i64) -> SlideRequest {
     let mut windows = Windows::default();
     for &(window_ms, limit) in pairs {
         assert!(windows.insert(Window { window_ms, limit }));
     }
-    SlideRequest { windows, cost, bucket_ms: Some(bucket_ms) }
+    SlideRequest { windows, cost, bucket_ms: Some(bucket_ms), extras: Default::default() }
 }
 
 #[test]

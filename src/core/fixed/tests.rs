@@ -28,13 +28,21 @@ impl MemoryCounter {
             Some(FixedWrite::Heal { expire_at }) => {
                 self.0.as_mut().expect("heal needs a counter").expires_at = Some(expire_at)
             }
+            Some(FixedWrite::Block { expire_at }) => {
+                self.0 = Some(Counter { count: BLOCKED, expires_at: Some(expire_at) })
+            }
+            Some(FixedWrite::Refund { by, count }) => {
+                let c = self.0.as_mut().expect("a refund needs a counter");
+                c.count -= by;
+                assert_eq!(c.count, count, "the planned count is the stored one less the refund");
+            }
         }
         plan.verdict
     }
 }
 
 fn request(window_ms: i64, limit: i64, cost: i64) -> FixedRequest {
-    FixedRequest { window: Window { window_ms, limit }, cost, align: false }
+    FixedRequest { window: Window { window_ms, limit }, cost, align: false, extras: Default::default() }
 }
 
 fn aligned(window_ms: i64, limit: i64) -> FixedRequest {
@@ -153,6 +161,109 @@ fn a_huge_stored_count_saturates_instead_of_overflowing() {
     let mut key = MemoryCounter(Some(Counter { count: i64::MAX, expires_at: Some(10) }));
     let v = key.call(0, &request(10, 5, 5), Mode::Record);
     assert_eq!(v.to_array(), [0, 5, 0, 10, 10]);
+}
+
+fn with_extras(request: FixedRequest, refund: Option<i64>, block_ms: Option<i64>) -> FixedRequest {
+    FixedRequest { extras: Extras { refund, block_ms }, ..request }
+}
+
+#[test]
+fn a_refund_counts_down_keeps_the_expiry_and_replies_the_peek() {
+    let mut key = MemoryCounter(Some(Counter { count: 4, expires_at: Some(1500) }));
+    let v = key.call(1000, &with_extras(request(500, 5, 1), Some(3), None), Mode::Record);
+    assert_eq!(key.0, Some(Counter { count: 1, expires_at: Some(1500) }));
+    assert_eq!(v, key.call(1000, &request(500, 5, 1), Mode::Peek));
+    key.call(1000, &with_extras(request(500, 5, 1), Some(9), None), Mode::Record);
+    assert_eq!(key.0.map(|c| c.count), Some(0), "never below 0");
+}
+
+#[test]
+fn a_refund_on_a_missing_or_blocked_counter_writes_nothing() {
+    let refund = with_extras(request(500, 5, 1), Some(1), None);
+    assert_eq!(decide(1000, &refund, Mode::Record, None).write, None);
+    let blocked = Some(Counter { count: BLOCKED, expires_at: Some(9000) });
+    let plan = decide(1000, &refund, Mode::Record, blocked);
+    assert_eq!((plan.write, plan.verdict.to_array()), (None, [0, 5, 0, 8000, 8000]));
+}
+
+#[test]
+fn a_rejection_with_block_blocks_until_the_later_of_block_and_window() {
+    let full = Some(Counter { count: 5, expires_at: Some(1500) });
+    let plan = decide(1000, &with_extras(request(500, 5, 1), None, Some(2000)), Mode::Record, full);
+    assert_eq!(plan.write, Some(FixedWrite::Block { expire_at: 3000 }));
+    assert_eq!(plan.verdict.to_array(), [0, 5, 0, 2000, 2000]);
+    let plan = decide(1000, &with_extras(request(500, 5, 1), None, Some(100)), Mode::Record, full);
+    assert_eq!(plan.write, Some(FixedWrite::Block { expire_at: 1500 }));
+}
+
+#[test]
+fn a_cost_above_the_limit_blocks_nothing() {
+    let plan = decide(1000, &with_extras(request(500, 5, 6), None, Some(2000)), Mode::Record, None);
+    assert_eq!((plan.write, plan.verdict.retry_after_ms), (None, NEVER));
+}
+
+/// One call of the model tests: record `cost` (with `BLOCK` when given), or refund.
+#[derive(Debug, Clone, Copy)]
+enum Step {
+    Record { cost: i64, block_ms: Option<i64> },
+    Refund(i64),
+}
+
+fn steps() -> impl Strategy<Value = Step> {
+    prop_oneof![
+        3 => (1i64..4, proptest::option::of(1i64..400)).prop_map(|(cost, block_ms)| Step::Record { cost, block_ms }),
+        1 => (1i64..5).prop_map(Step::Refund),
+    ]
+}
+
+proptest! {
+    /// Refunds and blocks against the definition: a block rejects everything until the later
+    /// of its end and the window's, rejections do not extend it, a refund takes back at most
+    /// what is counted and never lifts a block, and its reply is the peek that follows.
+    #[test]
+    fn refund_and_block_match_the_reference_model(
+        window in 1i64..200,
+        limit in 1i64..8,
+        calls in proptest::collection::vec((0i64..60, steps()), 1..60),
+    ) {
+        let mut key = MemoryCounter::default();
+        let (mut used, mut end, mut blocked) = (0, i64::MIN, false);
+        let mut now = 1_000;
+        for (gap, step) in calls {
+            now += gap;
+            if now >= end {
+                (used, blocked) = (0, false);
+            }
+            match step {
+                Step::Record { cost, block_ms } => {
+                    let r = with_extras(request(window, limit, cost), None, block_ms);
+                    let v = key.call(now, &r, Mode::Record);
+                    let fits = !blocked && used + cost <= limit;
+                    prop_assert_eq!(v.allowed, fits);
+                    if fits {
+                        if used == 0 && end <= now {
+                            end = now + window;
+                        }
+                        used += cost;
+                    } else if let (Some(ms), false, true) = (block_ms, blocked, cost <= limit) {
+                        (blocked, end) = (true, end.max(now + ms));
+                    }
+                    if blocked {
+                        prop_assert_eq!(v.to_array(), [0, limit, 0, end - now, end - now]);
+                    }
+                }
+                Step::Refund(n) => {
+                    let v = key.call(now, &with_extras(request(window, limit, 1), Some(n), None), Mode::Record);
+                    if !blocked {
+                        used = (used - n).max(0);
+                    }
+                    prop_assert_eq!(v, key.call(now, &request(window, limit, 1), Mode::Peek));
+                    prop_assert_eq!(v.allowed, !blocked && used < limit);
+                }
+            }
+            prop_assert_eq!(key.0.filter(|c| c.expires_at > Some(now)).map_or(0, |c| c.count.min(limit)), if blocked { limit } else { used });
+        }
+    }
 }
 
 proptest! {

@@ -21,15 +21,18 @@ impl MemoryKey {
         }
         if let Some(write) = plan.write {
             let mut buf = [0; ENCODED_MAX];
-            self.value = Some(String::from_utf8(encode(write.tat, &mut buf).to_vec()).unwrap());
+            self.value = Some(String::from_utf8(encode(write.tat, write.blocked_until, &mut buf).to_vec()).unwrap());
             self.expires_at = Some(write.expire_at);
+        }
+        if plan.delete {
+            (self.value, self.expires_at) = (None, None);
         }
         plan.verdict
     }
 }
 
 fn gcra(period_ms: i64, limit: i64, burst: i64, cost: i64) -> GcraRequest {
-    GcraRequest { period_ms, limit, burst, cost, reads_cell_state: false }
+    GcraRequest { period_ms, limit, burst, cost, reads_cell_state: false, extras: Extras::default() }
 }
 
 /// The bucket as tokens: `level / period_ms` units, refilling by `limit` per ms.
@@ -92,9 +95,18 @@ fn cost_zero_answers_and_writes_nothing() {
 
 #[test]
 fn values_winlimit_does_not_write_are_not_gcra_states() {
-    for bad in
-        ["5", "gcra:1:2", "gcra:1:3:3", "gcra:1:-1:3", "gcra:1:0:0", "gcra:01:0:3", "gcra:1:0:3:4", "GCRA:1:0:3", ""]
-    {
+    for bad in [
+        "5",
+        "gcra:1:2",
+        "gcra:1:3:3",
+        "gcra:1:-1:3",
+        "gcra:1:0:0",
+        "gcra:01:0:3",
+        "gcra:1:0:3:x",
+        "gcra:1:0:3:4:5",
+        "GCRA:1:0:3",
+        "",
+    ] {
         assert_eq!(decode(bad.as_bytes(), false), Err(NotGcra), "{bad:?}");
     }
     assert_eq!(decode(b"gcra:-5:2:3", false), Ok(Stored::Tat(Tat { ms: -5, rem: 2, den: 3 })));
@@ -274,12 +286,94 @@ proptest! {
     ) {
         let rem = ((den as f64) * rem_frac) as i64 % den;
         let stored = Some(cell.map_or(Stored::Tat(Tat { ms, rem, den }), Stored::CellNanos));
-        let r = GcraRequest { period_ms, limit, burst, cost, reads_cell_state: true };
+        let r = GcraRequest { period_ms, limit, burst, cost, reads_cell_state: true, extras: Extras::default() };
         let plan = decide(now, &r, mode, stored);
         prop_assert!((0..=burst).contains(&plan.verdict.remaining));
         prop_assert!(plan.verdict.retry_after_ms >= NEVER && plan.verdict.reset_after_ms >= 0);
         if let Some(write) = plan.write {
             prop_assert!((0..write.tat.den).contains(&write.tat.rem));
+        }
+    }
+}
+
+fn with_extras(request: GcraRequest, refund: Option<i64>, block_ms: Option<i64>) -> GcraRequest {
+    GcraRequest { extras: Extras { refund, block_ms }, ..request }
+}
+
+#[test]
+fn a_block_pushes_the_tat_so_the_next_unit_arrives_when_it_ends() {
+    let mut key = MemoryKey::default();
+    let r = gcra(1000, 10, 2, 1); // one unit per 100 ms, 2 at once
+    key.call(0, &r, Mode::Record);
+    key.call(0, &r, Mode::Record);
+    let v = key.call(0, &with_extras(r, None, Some(5000)), Mode::Record);
+    assert_eq!(v.to_array(), [0, 2, 0, 5000, 5100]);
+    assert_eq!(key.value.as_deref(), Some("gcra:5100:0:10:5000"));
+    assert_eq!(key.call(3000, &with_extras(r, None, Some(5000)), Mode::Record).retry_after_ms, 2000, "not extended");
+    assert!(key.call(5000, &r, Mode::Record).allowed);
+    assert!(!key.call(5000, &r, Mode::Record).allowed, "one unit, then the refill");
+}
+
+#[test]
+fn a_refund_moves_the_tat_back_never_before_now() {
+    let mut key = MemoryKey::default();
+    let r = gcra(1000, 10, 5, 1);
+    for _ in 0..3 {
+        key.call(0, &r, Mode::Record);
+    }
+    let v = key.call(0, &with_extras(r, Some(2), None), Mode::Record);
+    assert_eq!((v.to_array(), key.value.as_deref()), ([1, 5, 4, 0, 100], Some("gcra:100:0:10")));
+    assert_eq!(key.call(0, &with_extras(r, Some(9), None), Mode::Record).remaining, 5);
+    assert_eq!(key.value, None, "a full bucket is no key");
+}
+
+proptest! {
+    /// Refunds and blocks against the token bucket: a block empties it until its end and
+    /// leaves one unit then, rejections do not extend it, a refund adds units up to full
+    /// (none while blocked) and replies the peek of cost 1.
+    #[test]
+    fn refund_and_block_match_the_token_bucket_model(
+        limit in 1i64..20,
+        burst in 1i64..8,
+        steps in proptest::collection::vec((0i64..300, 0i64..5, proptest::option::of(1i64..2000)), 1..40),
+    ) {
+        let period_ms = 1000;
+        let p = i128::from(period_ms);
+        let mut key = MemoryKey::default();
+        let mut bucket = Bucket { level: i128::from(burst) * p, at: 0 };
+        let mut blocked_until = i64::MIN;
+        let mut now = 10_000;
+        for (gap, cost, extra) in steps {
+            now += gap;
+            let r = gcra(period_ms, limit, burst, cost.max(1));
+            let blocked = blocked_until > now;
+            let level = bucket.at(now, &r);
+            if cost == 0 {
+                let n = extra.unwrap_or(1);
+                let v = key.call(now, &with_extras(r, Some(n), None), Mode::Record);
+                if !blocked {
+                    bucket = Bucket { level: (level + i128::from(n) * p).min(i128::from(burst) * p), at: now };
+                }
+                let level = bucket.at(now, &r);
+                prop_assert_eq!(v.allowed, !blocked && level >= p);
+                prop_assert_eq!(v.remaining, if blocked { 0 } else { (level / p) as i64 });
+                continue;
+            }
+            let v = key.call(now, &with_extras(r, None, extra), Mode::Record);
+            let need = i128::from(cost) * p;
+            let fits = !blocked && cost <= burst && level >= need;
+            prop_assert_eq!(v.allowed, fits);
+            if fits {
+                bucket = Bucket { level: level - need, at: now };
+            } else if let (Some(ms), false, true) = (extra, blocked, cost <= burst) {
+                blocked_until = now + ms;
+                // One unit when the block ends: level(until) = p, refilling at `limit` a ms.
+                bucket = Bucket { level: level.min(p - i128::from(ms) * i128::from(limit)), at: now };
+            }
+            if blocked_until > now {
+                prop_assert_eq!(v.remaining, 0);
+                prop_assert!(v.retry_after_ms >= blocked_until - now);
+            }
         }
     }
 }

@@ -1,7 +1,7 @@
 //! The sliding log against an in-memory store, and against a brute-force model.
 
 use super::*;
-use crate::core::test_support::{edgy_i64, model_binding, ModelPair};
+use crate::core::test_support::{check_refund_and_block, edgy_i64, log_steps, model_binding, ModelPair};
 use proptest::prelude::*;
 
 /// A sorted-set stand-in: entries sorted by score, plus the key's expiry.
@@ -9,6 +9,8 @@ use proptest::prelude::*;
 pub(crate) struct MemoryLog {
     entries: Vec<Entry>,
     expires_at: Option<i64>,
+    /// The block marker's end.
+    blocked: Option<i64>,
 }
 
 impl LogView for MemoryLog {
@@ -47,12 +49,16 @@ impl LogView for MemoryLog {
     fn nth_oldest(&mut self, n: u64) -> Option<i64> {
         self.entries.get(n as usize).map(|e| e.score)
     }
+
+    fn blocked_until(&self) -> Option<i64> {
+        self.blocked
+    }
 }
 
 impl MemoryLog {
     fn with_scores(scores: &[i64]) -> Self {
         let entries = scores.iter().map(|&score| Entry { score, member: None }).collect();
-        MemoryLog { entries, expires_at: None }
+        MemoryLog { entries, expires_at: None, blocked: None }
     }
 
     pub(crate) fn call(&mut self, now: i64, request: &SlideRequest, mode: Mode) -> Verdict {
@@ -84,11 +90,30 @@ impl MemoryLog {
             }
             self.entries.sort_by_key(|e| (e.score, e.member));
         }
-        if self.entries.is_empty() {
+        if plan.unblock.is_some() {
+            assert_eq!(plan.unblock, self.blocked, "only the stored marker is removed");
+            assert!(!self.entries.is_empty(), "removing it never empties the set");
+            self.blocked = None;
+        }
+        if plan.block.is_some() {
+            assert_eq!(self.blocked, None, "a new marker replaces any old one");
+            self.blocked = plan.block;
+        }
+        if self.entries.is_empty() && self.blocked.is_none() {
             *self = MemoryLog::default();
         } else if let Some(at) = plan.expire_at {
             self.expires_at = Some(at);
         }
+    }
+
+    /// `REFUND n` as the adapter runs it: the newest entries go, then the peek replies.
+    fn refund(&mut self, now: i64, request: &SlideRequest, n: i64) -> Verdict {
+        let take = refund_take(now, request, n, self) as usize;
+        self.entries.truncate(self.entries.len() - take);
+        if self.entries.is_empty() && self.blocked.is_none() {
+            *self = MemoryLog::default();
+        }
+        decide(now, &peek_of(request), Mode::Peek, self).verdict
     }
 
     fn counted(&self, now: i64, window: i64) -> i64 {
@@ -105,7 +130,7 @@ fn windows(pairs: &[(i64, i64)], cost: i64) -> SlideRequest {
     for &(window_ms, limit) in pairs {
         assert!(windows.insert(Window { window_ms, limit }));
     }
-    SlideRequest { windows, cost, bucket_ms: None }
+    SlideRequest { windows, cost, bucket_ms: None, extras: Default::default() }
 }
 
 #[test]
@@ -366,7 +391,7 @@ fn members_start_over_after_a_scripts_member() {
 #[test]
 fn the_sequence_skips_members_that_exist() {
     let entries = vec![Entry { score: 1, member: Some(FIRST) }, Entry { score: 2, member: Some(LAST) }];
-    let mut log = MemoryLog { entries, expires_at: None };
+    let mut log = MemoryLog { entries, expires_at: None, blocked: None };
     log.call(10, &request(1000, 5, 2), Mode::Record);
     let mut members: Vec<_> = log.entries.iter().filter_map(|e| e.member).collect();
     members.sort_unstable();
@@ -583,5 +608,60 @@ proptest! {
                 }
             }
         }
+    }
+}
+
+fn with_extras(request: SlideRequest, block_ms: Option<i64>) -> SlideRequest {
+    SlideRequest { extras: Extras { refund: None, block_ms }, ..request }
+}
+
+fn with_block(request: SlideRequest, block_ms: i64) -> SlideRequest {
+    with_extras(request, Some(block_ms))
+}
+
+#[test]
+fn a_refund_takes_the_newest_entries_and_replies_the_peek() {
+    let mut log = MemoryLog::with_scores(&[100, 200, 300]);
+    let r = request(1000, 3, 1);
+    let v = log.refund(400, &r, 2);
+    assert_eq!(log.entries.iter().map(|e| e.score).collect::<Vec<_>>(), [100]);
+    assert_eq!(v, log.clone().call(400, &r, Mode::Peek));
+    assert_eq!(v.to_array(), [1, 3, 2, 0, 700]);
+}
+
+#[test]
+fn a_refund_takes_no_entry_that_left_the_window() {
+    let mut log = MemoryLog::with_scores(&[100, 1500]);
+    log.refund(1600, &request(1000, 3, 1), 5);
+    assert_eq!(log.entries.iter().map(|e| e.score).collect::<Vec<_>>(), [100]);
+}
+
+#[test]
+fn a_block_rejects_everything_until_it_ends_and_is_not_extended() {
+    let mut log = MemoryLog::with_scores(&[100, 200]);
+    let r = with_block(request(1000, 2, 1), 5000);
+    assert_eq!(log.call(300, &r, Mode::Record).to_array(), [0, 2, 0, 5000, 5000]);
+    assert_eq!((log.blocked, log.expires_at), (Some(5300), Some(5300)));
+    assert_eq!(log.call(2000, &r, Mode::Record).to_array(), [0, 2, 0, 3300, 3300], "not extended");
+    assert_eq!(log.call(2000, &request(1000, 2, 1), Mode::Peek).retry_after_ms, 3300);
+    assert!(!log.refund(2000, &request(1000, 2, 1), 1).allowed, "a refund never lifts it");
+    assert_eq!(log.call(5300, &r, Mode::Record).to_array(), [1, 2, 1, 0, 1000]);
+    assert_eq!(log.blocked, None, "the ended block's marker goes with the next write");
+}
+
+proptest! {
+    /// Refunds and blocks against a brute-force log (test_support::check_refund_and_block).
+    #[test]
+    fn refund_and_block_match_the_reference_model(window in 1i64..200, limit in 1i64..6, steps in log_steps()) {
+        let log = std::cell::RefCell::new(MemoryLog::default());
+        check_refund_and_block(
+            window,
+            limit,
+            steps,
+            |now, cost, block_ms| {
+                log.borrow_mut().call(now, &with_extras(request(window, limit, cost), block_ms), Mode::Record)
+            },
+            |now, n| log.borrow_mut().refund(now, &request(window, limit, 1), n),
+        )?;
     }
 }

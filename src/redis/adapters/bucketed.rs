@@ -8,13 +8,22 @@
 use crate::core::bucket_ring::{self, RingView, RingWrite};
 use crate::core::bucketed::{self, BucketPlan, StoredError};
 use crate::core::request::Mode;
-use crate::core::slide::SlideRequest;
+use crate::core::slide::{self, SlideRequest};
 use crate::core::verdict::Verdict;
 use crate::redis::call::{Call, CommandError};
 use crate::redis::key::{KeyKind, Opened, WriteKey};
 
 /// Reads the ring, decides, writes. `request.bucket_ms` is set.
 pub fn run(call: &Call, mut opened: Opened<'_>, request: &SlideRequest) -> Result<Verdict, CommandError> {
+    if let (Some(n), Mode::Record) = (request.extras.refund, call.mode) {
+        let now = call.now();
+        refund(now, request, n, &mut opened)?;
+        let key = opened.view();
+        let value = if key.kind() == KeyKind::String { key.string_value() } else { None };
+        let view = RingView::new(value, key.expires_at());
+        let peek = slide::peek_of(request);
+        return Ok(bucketed::decide(now, &peek, Mode::Peek, &view).map_err(|e| stored_error(e, request))?.verdict);
+    }
     let key = opened.view();
     let exists = match key.kind() {
         KeyKind::Missing => false,
@@ -40,6 +49,34 @@ pub fn run(call: &Call, mut opened: Opened<'_>, request: &SlideRequest) -> Resul
         apply(key, &plan, write);
     }
     Ok(plan.verdict)
+}
+
+/// `REFUND n`: the units the core takes from the newest buckets, rewritten in place
+/// (`BITFIELD`), or the key deleted when none is left.
+fn refund(now: i64, request: &SlideRequest, n: i64, opened: &mut Opened<'_>) -> Result<(), CommandError> {
+    let key = opened.view();
+    match key.kind() {
+        KeyKind::Missing => return Ok(()),
+        KeyKind::String => {}
+        _ => return Err(CommandError::WrongType),
+    }
+    let words = {
+        let view = RingView::new(key.string_value(), key.expires_at());
+        let Some(change) = bucketed::refund(now, request, n, &view).map_err(|e| stored_error(e, request))? else {
+            return Ok(());
+        };
+        match view.ring().map_err(|e| stored_error(e, request))? {
+            Some(ring) if change.header.is_some() => Some(bucket_ring::refund_words(&ring, &change)),
+            _ => None,
+        }
+    };
+    if let Some(key) = opened.writer() {
+        match words {
+            Some(words) => key.set_i64_words(&words),
+            None => key.delete(),
+        }
+    }
+    Ok(())
 }
 
 fn stored_error(error: StoredError, request: &SlideRequest) -> CommandError {

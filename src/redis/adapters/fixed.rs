@@ -3,6 +3,7 @@
 
 use crate::core::fixed::{self, Counter, FixedRequest, FixedWrite};
 use crate::core::parse::{format_int, parse_int};
+use crate::core::request::Mode;
 use crate::core::verdict::Verdict;
 use crate::redis::adapters::Adapter;
 use crate::redis::call::{Call, CommandError};
@@ -14,8 +15,10 @@ pub struct Fixed;
 impl Adapter for Fixed {
     type Request = FixedRequest;
 
-    fn parse(args: &[&[u8]]) -> Result<FixedRequest, CommandError> {
-        Ok(fixed::parse(args)?)
+    fn parse(args: &[&[u8]], mode: Mode) -> Result<FixedRequest, CommandError> {
+        let request = fixed::parse(args)?;
+        request.extras.check_mode(mode)?;
+        Ok(request)
     }
 
     /// Reads the counter, decides, writes.
@@ -57,5 +60,11 @@ fn apply(key: &mut WriteKey<'_>, write: FixedWrite) {
             }
         }
         FixedWrite::Heal { expire_at } => key.expire_at(expire_at),
+        FixedWrite::Block { expire_at } => {
+            let mut text = [0u8; 20];
+            let len = format_int(fixed::BLOCKED, &mut text);
+            key.set_string(&text[..len], Some(expire_at));
+        }
+        FixedWrite::Refund { by, count } => key.incr_by(-by, count),
     }
 }

@@ -3,6 +3,7 @@
 //! replicates one `SET key value PXAT at`.
 
 use crate::core::gcra::{self, GcraRequest};
+use crate::core::request::Mode;
 use crate::core::verdict::Verdict;
 use crate::redis::adapters::Adapter;
 use crate::redis::call::{Call, CommandError};
@@ -17,8 +18,10 @@ pub struct Cell;
 impl Adapter for Gcra {
     type Request = GcraRequest;
 
-    fn parse(args: &[&[u8]]) -> Result<GcraRequest, CommandError> {
-        Ok(gcra::parse(args)?)
+    fn parse(args: &[&[u8]], mode: Mode) -> Result<GcraRequest, CommandError> {
+        let request = gcra::parse(args)?;
+        request.extras.check_mode(mode)?;
+        Ok(request)
     }
 
     fn run(call: &Call, mut opened: Opened<'_>, request: &GcraRequest) -> Result<Verdict, CommandError> {
@@ -38,10 +41,15 @@ impl Adapter for Gcra {
             _ => return Err(CommandError::WrongType),
         };
         let plan = gcra::decide(now, request, call.mode, stored);
-        if let (Some(key), Some(write)) = (opened.writer(), plan.write) {
-            // One `SET ... PXAT`: a TAT of the stored length is rewritten in place.
-            let mut text = [0; gcra::ENCODED_MAX];
-            key.set_string(gcra::encode(write.tat, &mut text), Some(write.expire_at));
+        if let Some(key) = opened.writer() {
+            if let Some(write) = plan.write {
+                // One `SET ... PXAT`: a TAT of the stored length is rewritten in place.
+                let mut text = [0; gcra::ENCODED_MAX];
+                key.set_string(gcra::encode(write.tat, write.blocked_until, &mut text), Some(write.expire_at));
+            }
+            if plan.delete {
+                key.delete();
+            }
         }
         Ok(plan.verdict)
     }
@@ -51,7 +59,7 @@ impl Adapter for Gcra {
 impl Adapter for Cell {
     type Request = GcraRequest;
 
-    fn parse(args: &[&[u8]]) -> Result<GcraRequest, CommandError> {
+    fn parse(args: &[&[u8]], _mode: Mode) -> Result<GcraRequest, CommandError> {
         Ok(gcra::parse_cell(args)?)
     }
 

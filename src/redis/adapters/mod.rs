@@ -1,6 +1,7 @@
 //! One adapter per algorithm: parse with the core, read the stored state from its Redis
 //! type, decide with the core, carry out the plan with replication and keyspace events.
 
+use crate::core::request::Mode;
 use crate::core::verdict::Verdict;
 use crate::redis::call::{Call, CommandError};
 use crate::redis::key::Opened;
@@ -16,7 +17,8 @@ pub mod slide;
 pub trait Adapter {
     type Request;
 
-    fn parse(args: &[&[u8]]) -> Result<Self::Request, CommandError>;
+    /// `mode` refuses what only a recording command takes (`REFUND`, `BLOCK`).
+    fn parse(args: &[&[u8]], mode: Mode) -> Result<Self::Request, CommandError>;
 
     fn run(call: &Call, key: Opened<'_>, request: &Self::Request) -> Result<Verdict, CommandError>;
 }

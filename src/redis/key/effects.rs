@@ -71,8 +71,13 @@ impl WriteKey<'_> {
     }
 
     /// `BITFIELD key SET i64 #k value ...`: big-endian 64-bit words of the string, rewritten in
-    /// place.
+    /// place; a word past the end grows the string with zeros to hold it, as `BITFIELD` does.
     pub fn set_i64_words(&mut self, words: &[(usize, i64)]) {
+        let needed = words.iter().map(|&(k, _)| (k + 1) * 8).max().unwrap_or(0);
+        if self.string_value().map_or(0, <[u8]>::len) < needed {
+            // SAFETY: a key open for writing that holds a string (the bucketed adapter read it).
+            unsafe { api!(RedisModule_StringTruncate(self.0.handle, needed)) };
+        }
         self.rewrite_in_place(|bytes| bucket_ring::set_words(bytes, words));
         replicate::bitfield_set_i64(self.target(), words);
         self.notify(Event::Setbit);
@@ -161,6 +166,49 @@ impl WriteKey<'_> {
                 replicate::with_args(self.target(), c"ZADD", &argv);
             }
         }
+        self.notify(Event::Zadd);
+        self.signal_modified();
+    }
+
+    /// `ZREM key member ...`, in commands of at most [`MEMBERS_PER_ZADD`] members; nothing
+    /// at all for no members.
+    pub fn zrem(&mut self, members: &[OwnedString]) {
+        if members.is_empty() {
+            return;
+        }
+        for member in members {
+            let mut deleted: c_int = 0;
+            // SAFETY: a sorted set open for writing (it held `member`), with no range active
+            // (callers drop their cursors first), a live member and a flag to write.
+            unsafe { api!(RedisModule_ZsetRem(self.0.handle, member.as_ptr(), &mut deleted)) };
+        }
+        for chunk in members.chunks(MEMBERS_PER_ZADD as usize) {
+            let mut argv = StringList::with_capacity(chunk.len());
+            for member in chunk {
+                argv.push(member);
+            }
+            replicate::with_args(self.target(), c"ZREM", &argv);
+        }
+        self.notify(Event::Zrem);
+        if self.kind() == KeyKind::Missing {
+            self.notify(Event::Del);
+        }
+        self.signal_modified();
+    }
+
+    /// `ZADD key +inf member`: the block marker, after every entry.
+    pub fn zadd_marker(&mut self, member: &[u8]) {
+        let member = OwnedString::from_bytes(self.0.ctx, member);
+        let mut flags: c_int = 0;
+        // SAFETY: a key open for writing (missing or a sorted set: the adapter checked), a
+        // live member and flags to read and write.
+        let status = unsafe { api!(RedisModule_ZsetAdd(self.0.handle, f64::INFINITY, member.as_ptr(), &mut flags)) };
+        assert!(status == raw::Status::Ok as c_int, "ZsetAdd refused the block marker");
+        let score = OwnedString::from_bytes(self.0.ctx, b"+inf");
+        let mut argv = StringList::with_capacity(2);
+        argv.push(&score);
+        argv.push(&member);
+        replicate::with_args(self.target(), c"ZADD", &argv);
         self.notify(Event::Zadd);
         self.signal_modified();
     }

@@ -190,6 +190,18 @@ impl Drop for Key<'_> {
     }
 }
 
+impl<'a> WriteKey<'a> {
+    /// The key, to walk with a range cursor (which borrows it, so no write meanwhile).
+    pub fn view_mut(&mut self) -> &mut Key<'a> {
+        &mut self.0
+    }
+
+    /// The call's context, to make strings for the effects.
+    pub fn ctx(&self) -> Ctx<'a> {
+        self.0.ctx
+    }
+}
+
 impl<'a> std::ops::Deref for WriteKey<'a> {
     type Target = Key<'a>;
 
