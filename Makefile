@@ -4,6 +4,10 @@ PYTEST := $(PY) -m pytest -q tests/
 
 # The test matrix: every server users run, fetched into .cache/ by scripts/fetch-servers.sh.
 SERVERS := redis-6.0 redis-6.2 redis-7.0 redis-8.0 redis-8.2 valkey-8.0 valkey-8.1 valkey-9.1
+# The library's editions on them: Functions where the server has them, the scripts on 6.x.
+FUNCTION_SERVERS := redis-7.0 redis-8.0 redis-8.2 valkey-8.0 valkey-8.1 valkey-9.1
+SCRIPT_SERVERS := redis-6.0 redis-6.2
+LIBRARY_ITESTS := $(addprefix itest-functions-,$(FUNCTION_SERVERS)) $(addprefix itest-scripts-,$(SCRIPT_SERVERS))
 
 # The released module (make dist): linked against glibc 2.17, no debug info.
 RELEASE_SO := $(CURDIR)/target/x86_64-unknown-linux-gnu/dist/libwinlimit.so
@@ -35,11 +39,13 @@ unit:
 # The integration suite on Debian's Redis 7.0 only.
 itest: itest-redis-7.0
 
-# The matrix two suites at a time: a suite's own Python process is most of its CPU (its
-# servers idle between calls), so two share this 2-core machine well. ITEST_JOBS=1 for one.
-ITEST_JOBS ?= 2
+# The whole suite on every server of the matrix against the module, and against the library
+# (the Functions library where the server has Functions, the scripts on 6.x), four suites at a
+# time: a suite mostly waits on its servers' replies (about a quarter of a core each), so four
+# share this 2-core machine well. ITEST_JOBS=1 runs them one by one.
+ITEST_JOBS ?= 4
 itest-all:
-	$(MAKE) --no-print-directory -j$(ITEST_JOBS) --output-sync=target $(addprefix itest-,$(SERVERS))
+	$(MAKE) --no-print-directory -j$(ITEST_JOBS) --output-sync=target $(addprefix itest-,$(SERVERS)) $(LIBRARY_ITESTS)
 
 # The integration suite on one server of the matrix: .cache/NAME/bin/server, and bin/cli to
 # create the test clusters (scripts/fetch-servers.sh says which cli each server gets).
@@ -60,9 +66,6 @@ itest-redis-6.0: | release-so
 # The same suite against the library instead of the module (tests/kit/editions.py): the
 # Functions library on every server of the matrix that has Functions, the scripts on Redis
 # 6.0 and 6.2. Tests of what only the module has are skipped there, each with its reason.
-FUNCTION_SERVERS := redis-7.0 redis-8.0 redis-8.2 valkey-8.0 valkey-8.1 valkey-9.1
-SCRIPT_SERVERS := redis-6.0 redis-6.2
-LIBRARY_ITESTS := $(addprefix itest-functions-,$(FUNCTION_SERVERS)) $(addprefix itest-scripts-,$(SCRIPT_SERVERS))
 
 itest-library: $(LIBRARY_ITESTS)
 
