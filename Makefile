@@ -3,7 +3,7 @@ PY := .venv/bin/python
 PYTEST := $(PY) -m pytest -q tests/
 
 # The test matrix: every server users run, fetched into .cache/ by scripts/fetch-servers.sh.
-SERVERS := redis-6.2 redis-7.0 redis-8.2 valkey-8.0 valkey-9.1
+SERVERS := redis-6.0 redis-6.2 redis-7.0 redis-8.0 redis-8.2 valkey-8.0 valkey-8.1 valkey-9.1
 
 # The released module (make dist): linked against glibc 2.17, no debug info.
 RELEASE_SO := $(CURDIR)/target/x86_64-unknown-linux-gnu/dist/libwinlimit.so

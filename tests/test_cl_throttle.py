@@ -109,7 +109,7 @@ def test_cell_compat_cannot_be_changed_at_run_time(compat, rc):
     assert throttle(rc, "k", 4, 10, 60)[:2] == [0, 5]
 
 
-@pytest.mark.skipif(REDIS_62, reason="Redis 6.2 has no module configs: cell-compat is a module argument there")
+@pytest.mark.skipif(REDIS_62, reason="Redis 6 (6.0, 6.2) has no module configs: cell-compat is a module argument there")
 def test_the_config_file_setting_registers_it(start_server):
     s = start_server(args=["--winlimit.cell-compat", "yes"])
     assert s.client.execute_command("CL.THROTTLE", "k", 4, 10, 60)[:3] == [0, 5, 4]

@@ -1,7 +1,7 @@
 """WINLIMIT.FIXED: fixed-window counter in a string key."""
 
 from kit.commands import call
-from kit.keyspace import pexpiretime, server_ms
+from kit.keyspace import pexpiretime, server_ms, set_pxat
 
 
 
@@ -115,7 +115,7 @@ def test_align_keeps_an_existing_window_end(r):
     end = server_ms(r) + 12345
     if end % W == 0:
         end += 1
-    r.set("k", 1, pxat=end)
+    set_pxat(r, "k", 1, end)
     assert fixed(r, "k", W, 5, "ALIGN").allowed == 1
     assert pexpiretime(r, "k") == end
     assert r.get("k") == b"2"

@@ -7,7 +7,7 @@ import redis
 
 from kit.bucket_layout import encode as bucket_ring
 from kit.errors import error_of
-from kit.keyspace import pexpiretime, snapshot
+from kit.keyspace import pexpiretime, set_pxat, snapshot
 from kit.server import wait_replica_offset
 
 
@@ -122,7 +122,7 @@ def test_fixed_refuses_a_counter_incrby_would_refuse_and_leaves_it_untouched(sta
     refused = 0
     expiry = r.time()[0] * 1000 + 3_600_000  # absolute: Redis 6.2 replicates PX as it is
     for i, value in enumerate(REFUSED_COUNTERS):
-        r.set(f"c:{i}:ttl", value, pxat=expiry)
+        set_pxat(r, f"c:{i}:ttl", value, expiry)
         r.set(f"c:{i}:none", value)
         for key in (f"c:{i}:ttl", f"c:{i}:none"):
             before = snapshot_of(r, key)

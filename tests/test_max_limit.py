@@ -33,7 +33,7 @@ def rs(small):
 
 
 # Redis 6.2 has no module configs: there the module argument is the only way to set it.
-needs_module_configs = pytest.mark.skipif(REDIS_62, reason="Redis 6.2 has no module configs")
+needs_module_configs = pytest.mark.skipif(REDIS_62, reason="Redis 6 (6.0, 6.2) has no module configs")
 
 
 def test_default_is_ten_thousand(server, r):

@@ -8,7 +8,7 @@ use redis_module::raw;
 use crate::redis::api::{api, log, string_bytes};
 use crate::redis::commands::{CommandSpec, TABLE};
 use crate::redis::handler::ENTRIES;
-use crate::redis::{config, info, metadata};
+use crate::redis::{config, info, metadata, replicate};
 
 /// The module's name, as `MODULE LIST` shows it.
 pub const NAME: &std::ffi::CStr = c"winlimit";
@@ -75,6 +75,14 @@ fn log_missing_features(ctx: *mut raw::RedisModuleCtx, has_command_handles: bool
         if acl.is_none() {
             log(ctx, c"notice", "winlimit: this server has no SetCommandACLCategories: name the commands in ACL rules");
         }
+    }
+    if !replicate::probe_set_pxat() {
+        log(
+            ctx,
+            c"notice",
+            "winlimit: this server's SET has no PXAT (Redis before 6.2): a written string and its \
+             expiry replicate as SET then PEXPIREAT, in the call's MULTI/EXEC",
+        );
     }
     // SAFETY: as above.
     if unsafe { raw::RedisModule_GetAbsExpire }.is_none() {

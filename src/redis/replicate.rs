@@ -5,7 +5,7 @@
 //! scores, values and expiries, even on a server without the module.
 
 use std::os::raw::{c_char, c_int};
-use std::sync::atomic::{AtomicPtr, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 
 use redis_module::raw;
 
@@ -117,8 +117,31 @@ pub fn del(key: Target) {
     unsafe { replicate()(key.ctx, c"DEL".as_ptr(), c"s".as_ptr(), key.name) };
 }
 
-/// `SET key value PXAT at`, the value given as bytes (no module string to create).
+/// Whether this server's `SET` takes `PXAT` (Redis 6.2+, Valkey): probed once at load.
+static SET_HAS_PXAT: AtomicBool = AtomicBool::new(true);
+
+/// Redis before 6.2 refuses `SET ... PXAT`: replicas and AOF replays would drop the write.
+/// There the same effect replicates as `SET` then `PEXPIREAT`, inside the call's MULTI/EXEC.
+pub fn probe_set_pxat() -> bool {
+    // SAFETY: reading a function pointer the server set at load time.
+    let version = unsafe { raw::RedisModule_GetServerVersion }.map(|get| {
+        // SAFETY: takes no arguments; answers the server's version as 0x00MMmmpp.
+        unsafe { get() }
+    });
+    // No GetServerVersion is Redis 6.0.8 or older, which has no PXAT either.
+    let has = version.is_some_and(|v| v >= 0x00_06_02_00);
+    SET_HAS_PXAT.store(has, Ordering::Relaxed);
+    has
+}
+
+/// `SET key value PXAT at` (or, before Redis 6.2, `SET key value` and `PEXPIREAT key at`), the
+/// value given as bytes (no module string to create).
 pub fn set_bytes_pxat(key: Target, value: &[u8], at: i64) {
+    if !SET_HAS_PXAT.load(Ordering::Relaxed) {
+        set_bytes(key, value);
+        pexpireat(key, at);
+        return;
+    }
     let at = Decimal::new(at);
     // SAFETY: "sbsb" is a module string, a buffer and its length, a module string, a buffer
     // and its length.

@@ -1,7 +1,7 @@
 """Reading a server's keyspace and clock exactly, for comparisons across servers (master
 and replica, before and after a restart)."""
 
-from kit.server import REDIS_62
+from kit.server import REDIS_60, REDIS_62
 
 
 def server_ms(client):
@@ -14,6 +14,16 @@ def expiry_slack(window_ms):
     """How much longer than its newest entry's window a sliding log's key may live
     (README: the expiry moves once per slack, not on every call)."""
     return min(window_ms // 8, 60000)
+
+
+def set_pxat(client, key, value, at):
+    """SET key value PXAT at, as one transaction of SET and PEXPIREAT where SET has no PXAT
+    (Redis 6.0)."""
+    if not REDIS_60:
+        return client.set(key, value, pxat=at)
+    tx = client.pipeline(transaction=True)
+    tx.set(key, value).pexpireat(key, at)
+    return tx.execute()[0]
 
 
 def pexpiretime(client, key):

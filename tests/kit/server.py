@@ -215,9 +215,12 @@ def _server_version():
 
 # The server under test: (is it Valkey, its version), from its --version.
 IS_VALKEY, SERVER_VERSION = _server_version()
-# Redis 6.2 lacks PEXPIRETIME, module configs, COMMAND DOCS, key specs, ACL selectors,
+# Redis 6 (6.2, and 6.0 below) lacks PEXPIRETIME, module configs, COMMAND DOCS, key specs, ACL selectors,
 # cluster-port and enable-debug-command; tests assert what the module does there instead.
 REDIS_62 = not IS_VALKEY and SERVER_VERSION < (7, 0)
+# Redis 6.0 (Debian 11, Ubuntu 22.04) also lacks SET ... PXAT, GETEX, FAILOVER and the
+# absolute-expiry module API: the module replicates SET then PEXPIREAT there.
+REDIS_60 = not IS_VALKEY and SERVER_VERSION < (6, 2)
 
 
 def wait_replica_offset(master, replica, timeout=START_TIMEOUT):
