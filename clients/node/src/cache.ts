@@ -6,22 +6,37 @@
  * entry ends.
  */
 
-import type { Call } from "./commands";
+import type { Call, Key } from "./commands";
 import { Decision } from "./decision";
 
 interface Entry {
   readonly decision: Decision;
-  /** performance.now() when the reply arrived. */
+  /** The call's key, as bytes: a string and its UTF-8 bytes are one key. */
+  readonly key: Buffer;
+  /** The clock's time (ms) when the reply arrived. */
   readonly at: number;
 }
 
-/** The rejections of the last `size` distinct command lines, each until its retry ends. */
+/** How many rejections a limiter's cache holds by default. */
+export const DEFAULT_CACHE_SIZE = 10_000;
+
+/** The rejections of at most `size` distinct command lines, each until its retry ends on
+ * `clock` (this process's monotonic clock, in ms). The rules are the clients' shared ones
+ * (clients/spec/cache.json). */
 export class RejectionCache {
   // A Map iterates in insertion order: the first entry is the oldest, dropped first.
   private readonly entries = new Map<string, Entry>();
-  private storedSinceSweep = 0;
+  private keptSinceSweep = 0;
 
-  constructor(private readonly size: number) {}
+  constructor(
+    private readonly size: number,
+    private readonly clock: () => number = () => performance.now(),
+  ) {}
+
+  /** How many entries the cache holds. */
+  get held(): number {
+    return this.entries.size;
+  }
 
   /** A decision for `call` from a rejection still in force, or undefined. Peeks never are. */
   answer(call: Call): Decision | undefined {
@@ -29,40 +44,50 @@ export class RejectionCache {
     const id = lineOf(call);
     const entry = this.entries.get(id);
     if (entry === undefined) return undefined;
-    const elapsed = performance.now() - entry.at;
+    const elapsed = this.clock() - entry.at;
     const { decision } = entry;
     if (elapsed >= decision.retryAfterMs) {
       this.entries.delete(id);
       return undefined;
     }
+    // The whole ms elapsed, rounded down: a cached answer never says to come back earlier
+    // than the server would.
+    const whole = Math.floor(elapsed);
     return new Decision({
       allowed: false,
       limit: decision.limit,
       remaining: decision.remaining,
-      // Rounded up: a cached answer never says to come back earlier than the server would.
-      retryAfterMs: Math.max(1, Math.ceil(decision.retryAfterMs - elapsed)),
-      resetAfterMs: Math.max(0, Math.ceil(decision.resetAfterMs - elapsed)),
+      retryAfterMs: Math.max(1, decision.retryAfterMs - whole),
+      resetAfterMs: Math.max(0, decision.resetAfterMs - whole),
       policies: call.policies,
       cached: true,
     });
   }
 
-  /** Keep `decision`, the server's reply to `call` that arrived at `at`, if it is a
-   * rejection that ends (`retryAfterMs` > 0) of a call that records. */
-  remember(call: Call, decision: Decision, at: number): void {
+  /** Keep `decision`, the server's reply to `call` that arrived now, if it is a rejection
+   * that ends (`retryAfterMs` > 0) of a call that records; it is then the newest entry. */
+  remember(call: Call, decision: Decision): void {
     if (call.readonly || decision.allowed || decision.retryAfterMs <= 0) return;
+    const now = this.clock();
     const id = lineOf(call);
     this.entries.delete(id);
-    // When full, first drop the entries that have ended, at most once per `size` stores (a
-    // sweep reads every entry), so ended entries do not push out ones still in force.
-    if (++this.storedSinceSweep >= this.size && this.entries.size >= this.size) {
-      this.dropEnded(at);
-      this.storedSinceSweep = 0;
+    // A sweep reads every entry: when full, at most once per `size` kept, so O(1) per call.
+    if (++this.keptSinceSweep >= this.size && this.entries.size >= this.size) {
+      this.dropEnded(now);
+      this.keptSinceSweep = 0;
     }
-    this.entries.set(id, { decision, at });
     for (const oldest of this.entries.keys()) {
-      if (this.entries.size <= this.size) break;
+      if (this.entries.size < this.size) break;
       this.entries.delete(oldest);
+    }
+    this.entries.set(id, { decision, at: now, key: bytesOf(call.key) });
+  }
+
+  /** Drop every entry of a command line on `key`. */
+  forget(key: Key): void {
+    const wanted = bytesOf(key);
+    for (const [id, entry] of this.entries) {
+      if (entry.key.equals(wanted)) this.entries.delete(id);
     }
   }
 
@@ -72,6 +97,10 @@ export class RejectionCache {
       if (now - entry.at >= entry.decision.retryAfterMs) this.entries.delete(id);
     }
   }
+}
+
+function bytesOf(key: Key): Buffer {
+  return typeof key === "string" ? Buffer.from(key) : key;
 }
 
 function lineOf(call: Call): string {

@@ -24,6 +24,8 @@ export interface Call {
   /** True for the `_RO` variants, which a cluster client may send to a replica. */
   readonly readonly: boolean;
   readonly policies: readonly Policy[];
+  /** The call's options, checked to be an object (the limiter reads `waitMs`). */
+  readonly options: CallOptions;
 }
 
 /** A policy name usable in the header fields (a Structured Field String). */
@@ -61,8 +63,10 @@ function start(command: string, key: unknown, peek: boolean): (string | Buffer)[
   return [peek ? `${command}_RO` : command, checkKey(key)];
 }
 
-function windowLabel(windowMs: number): string {
-  // Unique per call, as the server refuses a window_ms given twice.
+/** How a policy of several windows is named after its window: whole seconds as `60s`,
+ * anything else in ms (`1500ms`). Unique per call, as the server refuses a windowMs given
+ * twice. */
+export function windowLabel(windowMs: number): string {
   return windowMs % 1000 === 0 ? `${windowMs / 1000}s` : `${windowMs}ms`;
 }
 
@@ -109,8 +113,21 @@ export interface GcraOptions extends CallOptions {
   burst?: number;
 }
 
+/** The options object of a call: `{}` when absent, a TypeError when not an object. */
+function checkOptions<T extends object>(options: unknown): T {
+  if (options === undefined) return {} as T;
+  if (options === null || typeof options !== "object" || Array.isArray(options)) {
+    throw new TypeError(`the options must be an object, not ${JSON.stringify(options)}`);
+  }
+  return options as T;
+}
+
+function nameOf(options: CallOptions, defaultName: string): string {
+  return options.name === undefined ? defaultName : checkName(options.name);
+}
+
 /** The pairs of `slide(key, windowMs, limit)` or `slide(key, [[windowMs, limit], ...])`. */
-export function slidePairs(windows: unknown, limit: unknown): [number, number][] {
+function slidePairs(windows: unknown, limit: unknown): [number, number][] {
   if (typeof windows === "number") {
     if (limit === undefined) throw new TypeError("slide(key, windowMs, limit): the limit is missing");
     integer("windowMs", windows);
@@ -132,9 +149,18 @@ export function slidePairs(windows: unknown, limit: unknown): [number, number][]
   });
 }
 
-/** WINLIMIT.SLIDE[_RO] key window_ms limit [window_ms limit ...] [COST n] [BUCKET ms]. */
-export function slide(key: unknown, pairs: [number, number][], options: SlideOptions, name: string): Call {
+// Each builder takes the limiter's default name, then the arguments of the limiter method of
+// the same name, as the user passed them.
+
+/** WINLIMIT.SLIDE[_RO] key window_ms limit [window_ms limit ...] [COST n] [BUCKET ms]:
+ * `slide(name, key, windowMs, limit, options?)` or `slide(name, key, [[windowMs, limit], ...], options?)`. */
+export function slide(defaultName: string, key: unknown, windows: unknown, ...rest: unknown[]): Call {
+  const several = typeof windows !== "number";
+  if (several && rest.length > 1) throw new TypeError("pass either windowMs and limit, or an array of [windowMs, limit] pairs");
+  const pairs = slidePairs(windows, several ? undefined : rest[0]);
+  const options = checkOptions<SlideOptions>(several ? rest[0] : rest[1]);
   const peek = flag("peek", options.peek);
+  const name = nameOf(options, defaultName);
   const args = start("WINLIMIT.SLIDE", key, peek);
   for (const [w, lim] of pairs) args.push(String(w), String(lim));
   args.push(...costArgs(options.cost));
@@ -143,29 +169,32 @@ export function slide(key: unknown, pairs: [number, number][], options: SlideOpt
     pairs.length === 1
       ? [{ name, quota: pairs[0]![1], windowMs: pairs[0]![0] }]
       : pairs.map(([w, lim]) => ({ name: `${name}-${windowLabel(w)}`, quota: lim, windowMs: w }));
-  return { args, key: key as Key, readonly: peek, policies };
+  return { args, key: key as Key, readonly: peek, policies, options };
 }
 
-/** WINLIMIT.FIXED[_RO] key window_ms limit [COST n] [ALIGN]. */
-export function fixed(key: unknown, windowMs: unknown, limit: unknown, options: FixedOptions, name: string): Call {
-  const peek = flag("peek", options.peek);
-  const args = [...start("WINLIMIT.FIXED", key, peek), integer("windowMs", windowMs), integer("limit", limit), ...costArgs(options.cost)];
-  if (flag("align", options.align)) args.push("ALIGN");
-  return { args, key: key as Key, readonly: peek, policies: [{ name, quota: limit as number, windowMs: windowMs as number }] };
+/** WINLIMIT.FIXED[_RO] key window_ms limit [COST n] [ALIGN]: `fixed(name, key, windowMs, limit, options?)`. */
+export function fixed(defaultName: string, key: unknown, windowMs: unknown, limit: unknown, options?: unknown): Call {
+  const o = checkOptions<FixedOptions>(options);
+  const peek = flag("peek", o.peek);
+  const args = [...start("WINLIMIT.FIXED", key, peek), integer("windowMs", windowMs), integer("limit", limit), ...costArgs(o.cost)];
+  if (flag("align", o.align)) args.push("ALIGN");
+  const policies = [{ name: nameOf(o, defaultName), quota: limit as number, windowMs: windowMs as number }];
+  return { args, key: key as Key, readonly: peek, policies, options: o };
 }
 
-/** WINLIMIT.GCRA[_RO] key period_ms limit [BURST n] [COST n]. */
-export function gcra(key: unknown, periodMs: unknown, limit: unknown, options: GcraOptions, name: string): Call {
-  const peek = flag("peek", options.peek);
+/** WINLIMIT.GCRA[_RO] key period_ms limit [BURST n] [COST n]: `gcra(name, key, periodMs, limit, options?)`. */
+export function gcra(defaultName: string, key: unknown, periodMs: unknown, limit: unknown, options?: unknown): Call {
+  const o = checkOptions<GcraOptions>(options);
+  const peek = flag("peek", o.peek);
   const args = [...start("WINLIMIT.GCRA", key, peek), integer("periodMs", periodMs), integer("limit", limit)];
-  const capacity = options.burst === undefined ? (limit as number) : options.burst;
-  if (options.burst !== undefined) args.push("BURST", integer("burst", options.burst));
-  args.push(...costArgs(options.cost));
+  const capacity = o.burst === undefined ? (limit as number) : o.burst;
+  if (o.burst !== undefined) args.push("BURST", integer("burst", o.burst));
+  args.push(...costArgs(o.cost));
   // The bucket refills `limit` units per period: empty to full takes capacity / limit
   // periods, rounded up, exactly (the product can pass 2^53). A limit <= 0 is refused by
   // the server; the policy is then never read.
   const lim = limit as number;
   const refillMs =
     lim > 0 ? Number((BigInt(capacity) * BigInt(periodMs as number) + BigInt(lim) - 1n) / BigInt(lim)) : (periodMs as number);
-  return { args, key: key as Key, readonly: peek, policies: [{ name, quota: capacity, windowMs: refillMs }] };
+  return { args, key: key as Key, readonly: peek, policies: [{ name: nameOf(o, defaultName), quota: capacity, windowMs: refillMs }], options: o };
 }

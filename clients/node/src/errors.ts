@@ -22,18 +22,19 @@ export class ModuleNotLoaded extends RedisCallError {
   }
 }
 
+/** What ModuleNotLoaded adds to the server's text, after " -- ". */
+export const NOT_LOADED =
+  "the winlimit module is not loaded on this server. Load it at start-up with " +
+  "`redis-server --loadmodule /path/to/libwinlimit.so` (or `loadmodule /path/to/libwinlimit.so` " +
+  "in redis.conf), or at run time with `MODULE LOAD /path/to/libwinlimit.so`; in a cluster, " +
+  "on every node.";
+
 /** The client's error wrapped: an unknown-command reply becomes ModuleNotLoaded, naming the
  * fix; anything else a RedisCallError with the client's message. */
 export function redisCallError(error: unknown): RedisCallError {
   const text = error instanceof Error ? error.message : String(error);
   if (text.toLowerCase().includes("unknown command")) {
-    return new ModuleNotLoaded(
-      `${text} -- the winlimit module is not loaded on this server. Load it at start-up ` +
-        "with `redis-server --loadmodule /path/to/libwinlimit.so` (or `loadmodule " +
-        "/path/to/libwinlimit.so` in redis.conf), or at run time with " +
-        "`MODULE LOAD /path/to/libwinlimit.so`; in a cluster, on every node.",
-      { cause: error },
-    );
+    return new ModuleNotLoaded(`${text} -- ${NOT_LOADED}`, { cause: error });
   }
   return new RedisCallError(text, { cause: error });
 }

@@ -23,8 +23,8 @@ export type Middleware<Req> = ((request: Req, response: ServerResponse, next: (e
   readonly shadowRejections: number;
 };
 
-/** The default key: the client's address, Express's `req.ip` (behind a proxy, set Express's
- * `trust proxy`, or pass a `key` of your own). */
+/** The client's address, Express's `req.ip` (behind a proxy, set Express's `trust proxy`, or
+ * pass a `key` of your own); the default key is it as `ipKey` makes it. */
 export function remoteAddress(request: ExpressLikeRequest): string | undefined {
   return request.ip ?? request.socket?.remoteAddress;
 }

@@ -6,6 +6,8 @@
 import type { Decision } from "./decision";
 import { RedisCallError } from "./errors";
 import type { Limiter } from "./limiter";
+import { addressKey, DEFAULT_IPV6_SUBNET } from "./keys";
+import { ShadowLog } from "./shadow";
 
 /** `check(limiter, key)`: the call that decides, e.g. `(l, key) => l.gcra(key, 60_000, 100)`. */
 export type Check = (limiter: Limiter, key: string) => Promise<Decision>;
@@ -24,14 +26,19 @@ export interface RateLimitOptions<Req> {
   limiter: Limiter;
   /** The call that decides: any method of the limiter, with any options. */
   check: Check;
-  /** Whose limit a request counts against (default: the client's IP address). */
+  /** Whose limit a request counts against (default: the client's IP address, an IPv6 one as
+   * its network of `ipv6Subnet` bits). */
   key?: KeyFunction<Req>;
+  /** The prefix of the IPv6 networks the default key cuts addresses to, from 1 to 128 (128:
+   * whole addresses); default 64. */
+  ipv6Subnet?: number;
   /** Put before the key (default `"rl:"`). */
   prefix?: string;
   /** Let requests through, without the fields, when Redis fails (default false: answer 503). */
   failOpen?: boolean;
-  /** How long to wait for Redis before counting it as failed (default 1,000 ms). */
-  timeoutMs?: number;
+  /** How long to wait for Redis before counting it as failed (default 1,000 ms); `null`
+   * waits as long as the Redis client does. */
+  timeoutMs?: number | null;
   /** Where to log a failed check (default `console.error`) and, in shadow mode, a request
    * let through over the limit (default `console.warn`). */
   logger?: Logger;
@@ -48,10 +55,12 @@ export type Outcome =
   | { readonly kind: "unlimited" }
   | { readonly kind: "unavailable" };
 
-// The keys whose shadow warning was logged, each until its retry ends; at most this many.
-const SHADOW_LOG_KEYS = 10_000;
+/** The defaults of the middleware options. */
+export const DEFAULT_PREFIX = "rl:";
+export const DEFAULT_TIMEOUT_MS = 1000;
 
-class CheckTimedOut extends Error {
+/** No answer from Redis within the middleware's `timeoutMs`. */
+export class CheckTimedOut extends Error {
   constructor(timeoutMs: number) {
     super(`no answer from Redis within ${timeoutMs} ms`);
     this.name = "TimeoutError";
@@ -63,23 +72,27 @@ export class Guard<Req> {
   private readonly options: RateLimitOptions<Req>;
   private readonly key: KeyFunction<Req>;
   private readonly prefix: string;
-  private readonly timeoutMs: number;
+  private readonly timeoutMs: number | null;
   private readonly logger: Logger;
-  private readonly shadowLogged = new Map<string, number>();
   /** The requests shadow mode let through that would have been rejected. */
   shadowRejections = 0;
 
-  constructor(options: RateLimitOptions<Req>, defaultKey: KeyFunction<Req>) {
+  constructor(
+    options: RateLimitOptions<Req>,
+    remoteAddress: (request: Req) => string | undefined,
+    private readonly shadowLog = new ShadowLog(),
+  ) {
     if (options === null || typeof options !== "object") throw new TypeError("rate limit options are required");
     if (options.limiter === undefined) throw new TypeError("the `limiter` option is required");
     if (typeof options.check !== "function") throw new TypeError("the `check` option must be a function");
-    const timeoutMs = options.timeoutMs ?? 1000;
-    if (typeof timeoutMs !== "number" || !(timeoutMs > 0) || !Number.isFinite(timeoutMs)) {
+    const timeoutMs = options.timeoutMs === undefined ? DEFAULT_TIMEOUT_MS : options.timeoutMs;
+    if (timeoutMs !== null && (typeof timeoutMs !== "number" || !(timeoutMs > 0) || !Number.isFinite(timeoutMs))) {
       throw new RangeError(`timeoutMs must be a positive number, not ${String(timeoutMs)}`);
     }
     this.options = options;
-    this.key = options.key ?? defaultKey;
-    this.prefix = options.prefix ?? "rl:";
+    const byAddress = addressKey(remoteAddress, options.ipv6Subnet ?? DEFAULT_IPV6_SUBNET);
+    this.key = options.key ?? byAddress;
+    this.prefix = options.prefix ?? DEFAULT_PREFIX;
     this.timeoutMs = timeoutMs;
     this.logger = options.logger ?? ((message, level) => (level === "warn" ? console.warn : console.error)(message));
   }
@@ -96,49 +109,43 @@ export class Guard<Req> {
       decision = await this.withinTime(this.options.check(this.options.limiter, fullKey));
     } catch (error) {
       if (!(error instanceof RedisCallError || error instanceof CheckTimedOut)) throw error;
-      // Connection refused, no answer, OOM, a server without the module: no decision. One
-      // line, no stack: an outage would print one per request.
-      const failOpen = this.options.failOpen === true;
-      const cause = error.cause instanceof Error ? error.cause : error;
-      this.logger(
-        `winlimit: rate limit check for ${JSON.stringify(fullKey)} failed, failing ${failOpen ? "open" : "closed"}: ` +
-          `${cause.name}: ${error.message}`,
-        "error",
-      );
-      return { kind: failOpen ? "unlimited" : "unavailable" };
+      return this.failed(fullKey, error);
     }
+    return this.judged(fullKey, decision);
+  }
+
+  /** The outcome of a decision: its fields, and a 429 when rejected, unless in shadow mode. */
+  judged(key: string, decision: Decision): Outcome {
     const headers = decision.headers();
     if (decision.allowed || this.options.shadow !== true) return { kind: "limited", decision, headers, reject: !decision.allowed };
     this.shadowRejections++;
     delete headers["Retry-After"];
-    this.logShadowRejection(fullKey, decision, headers);
+    const warning = this.shadowLog.warning(key, decision, headers["RateLimit"]);
+    if (warning !== undefined) this.logger(warning, "warn");
     return { kind: "limited", decision, headers, reject: false };
   }
 
-  private logShadowRejection(key: string, decision: Decision, headers: Record<string, string>): void {
-    const now = performance.now();
-    const until = this.shadowLogged.get(key);
-    if (until !== undefined && now < until) return;
-    this.shadowLogged.delete(key);
-    const quietMs = decision.retryAfterMs > 0 ? decision.retryAfterMs : (decision.windowMs ?? 0);
-    this.shadowLogged.set(key, now + quietMs);
-    for (const oldest of this.shadowLogged.keys()) {
-      if (this.shadowLogged.size <= SHADOW_LOG_KEYS) break;
-      this.shadowLogged.delete(oldest);
-    }
+  /** The outcome when Redis failed or gave no answer in time: 503, or through when failing
+   * open. One line, no stack: an outage would print one per request. */
+  failed(key: string, error: RedisCallError | CheckTimedOut): Outcome {
+    const failOpen = this.options.failOpen === true;
+    const cause = error.cause instanceof Error ? error.cause : error;
     this.logger(
-      `winlimit: shadow mode let through a request over the limit for ${JSON.stringify(key)}: ` +
-        `RateLimit: ${headers["RateLimit"]}, retry after ${decision.retryAfterMs} ms`,
-      "warn",
+      `winlimit: rate limit check for ${JSON.stringify(key)} failed, failing ${failOpen ? "open" : "closed"}: ` +
+        `${cause.name}: ${error.message}`,
+      "error",
     );
+    return { kind: failOpen ? "unlimited" : "unavailable" };
   }
 
   private withinTime<T>(work: Promise<T>): Promise<T> {
     // Not the client's own timeout: with default settings a stopped server can take seconds
     // (reconnects, retries) to fail a call, and every request would wait that long.
+    const timeoutMs = this.timeoutMs;
+    if (timeoutMs === null) return work;
     let timer: NodeJS.Timeout | undefined;
     const expired = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new CheckTimedOut(this.timeoutMs)), this.timeoutMs);
+      timer = setTimeout(() => reject(new CheckTimedOut(timeoutMs)), timeoutMs);
     });
     return Promise.race([work, expired]).finally(() => clearTimeout(timer));
   }

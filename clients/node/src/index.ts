@@ -13,5 +13,6 @@ export type { LimiterOptions } from "./limiter";
 export { Decision } from "./decision";
 export type { DecisionFields, Policy } from "./decision";
 export { ModuleNotLoaded, RedisCallError } from "./errors";
+export { ipKey } from "./keys";
 export type { CallOptions, FixedOptions, GcraOptions, Key, Pair, SlideOptions } from "./commands";
 export type { IoRedisClient, NodeRedisClient, NodeRedisCluster, RedisClient } from "./client";

@@ -1,8 +1,8 @@
 /** The limiter: one method per winlimit command, each resolving to a Decision. */
 
-import { RejectionCache } from "./cache";
+import { DEFAULT_CACHE_SIZE, RejectionCache } from "./cache";
 import * as commands from "./commands";
-import type { Call, CallOptions, FixedOptions, GcraOptions, Key, Pair, SlideOptions } from "./commands";
+import type { Call, FixedOptions, GcraOptions, Key, Pair, SlideOptions } from "./commands";
 import { Decision } from "./decision";
 import { redisCallError } from "./errors";
 import { RedisClient, Send, sender } from "./client";
@@ -40,7 +40,7 @@ export class Limiter {
     if (options.cacheRejections !== undefined && typeof options.cacheRejections !== "boolean") {
       throw new TypeError(`cacheRejections must be a boolean, not ${typeof options.cacheRejections}`);
     }
-    const size = options.cacheSize ?? 10_000;
+    const size = options.cacheSize ?? DEFAULT_CACHE_SIZE;
     if (!Number.isSafeInteger(size) || size < 1) throw new RangeError(`cacheSize must be a positive integer, not ${String(size)}`);
     this.cache = options.cacheRejections ? new RejectionCache(size) : undefined;
   }
@@ -51,32 +51,38 @@ export class Limiter {
   slide(key: Key, windowMs: number, limit: number, options?: SlideOptions): Promise<Decision>;
   slide(key: Key, windows: readonly Pair[], options?: SlideOptions): Promise<Decision>;
   async slide(key: Key, windows: number | readonly Pair[], ...rest: unknown[]): Promise<Decision> {
-    const limit = typeof windows === "number" ? rest[0] : undefined;
-    const options = checkOptions((typeof windows === "number" ? rest[1] : rest[0]) as SlideOptions | undefined);
-    const pairs = commands.slidePairs(windows, limit);
-    return this.run(commands.slide(key, pairs, options, this.nameFor(options)), options);
+    return this.run(commands.slide(this.name, key, windows, ...rest));
   }
 
   /** WINLIMIT.FIXED; `align: true` starts windows at multiples of windowMs since the epoch
    * (ALIGN); `peek: true` asks WINLIMIT.FIXED_RO. */
   async fixed(key: Key, windowMs: number, limit: number, options?: FixedOptions): Promise<Decision> {
-    const o = checkOptions(options);
-    return this.run(commands.fixed(key, windowMs, limit, o, this.nameFor(o)), o);
+    return this.run(commands.fixed(this.name, key, windowMs, limit, options));
   }
 
   /** WINLIMIT.GCRA: `limit` units per `periodMs`, at most `burst` at once (default `limit`);
    * the decision's `limit` is the bucket's capacity. `peek: true` asks WINLIMIT.GCRA_RO. */
   async gcra(key: Key, periodMs: number, limit: number, options?: GcraOptions): Promise<Decision> {
-    const o = checkOptions(options);
-    return this.run(commands.gcra(key, periodMs, limit, o, this.nameFor(o)), o);
+    return this.run(commands.gcra(this.name, key, periodMs, limit, options));
   }
 
-  private nameFor(options: CallOptions): string {
-    return options.name === undefined ? this.name : commands.checkName(options.name);
+  /** Deletes the key, whatever its method, and forgets every cached rejection for it, so
+   * its next call starts afresh ("unblock this user now"); resolves to true if a key was
+   * removed. `key` is the whole key, as the methods were given it (a middleware's prefix too). */
+  async reset(key: Key): Promise<boolean> {
+    if (typeof key !== "string" && !Buffer.isBuffer(key)) throw new TypeError(`the key must be a string or a Buffer, not ${typeof key}`);
+    let removed: unknown;
+    try {
+      removed = await this.send({ args: ["DEL", key], key, readonly: false, policies: [], options: {} });
+    } catch (error) {
+      throw redisCallError(error);
+    }
+    this.cache?.forget(key);
+    return Number(removed) > 0;
   }
 
-  private async run(call: Call, options: CallOptions): Promise<Decision> {
-    const waitMs = checkWait(options.waitMs, call.readonly);
+  private async run(call: Call): Promise<Decision> {
+    const waitMs = checkWait(call.options.waitMs, call.readonly);
     if (waitMs === undefined) return this.once(call);
     const deadline = performance.now() + waitMs;
     let waited = 0;
@@ -102,17 +108,9 @@ export class Limiter {
       throw redisCallError(error);
     }
     const decision = Decision.fromReply(reply, call.policies);
-    this.cache?.remember(call, decision, performance.now());
+    this.cache?.remember(call, decision);
     return decision;
   }
-}
-
-function checkOptions<T extends object>(options: T | undefined): T {
-  if (options === undefined) return {} as T;
-  if (options === null || typeof options !== "object" || Array.isArray(options)) {
-    throw new TypeError(`the options must be an object, not ${JSON.stringify(options)}`);
-  }
-  return options;
 }
 
 function checkWait(waitMs: unknown, peek: boolean): number | undefined {

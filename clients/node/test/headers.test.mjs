@@ -3,24 +3,12 @@
 // client's tests read the same file (clients/python/tests/test_shared_headers.py).
 
 import assert from "node:assert/strict";
-import fs from "node:fs";
-import { createRequire } from "node:module";
 import { test } from "node:test";
 import { createClient } from "redis";
 import { Decision, Limiter } from "winlimit";
+import { build, load } from "./support/spec.mjs";
 
-const require = createRequire(import.meta.url);
-// The command builder the Limiter sends from (internal, as the Python test uses _commands).
-const commands = require("../dist/commands.js");
-const SPEC = JSON.parse(fs.readFileSync(new URL("../../spec/headers.json", import.meta.url), "utf8"));
-
-function build(call) {
-  const options = call.options ?? {};
-  const name = options.name ?? commands.DEFAULT_NAME;
-  if (call.method === "slide") return commands.slide(call.key, commands.slidePairs(call.windows), options, name);
-  if (call.method === "fixed") return commands.fixed(call.key, call.window_ms, call.limit, options, name);
-  return commands.gcra(call.key, call.period_ms, call.limit, options, name);
-}
+const SPEC = load("headers.json");
 
 for (const c of SPEC.cases) {
   test(`the call sends its command line: ${c.name}`, () => {

@@ -4,6 +4,7 @@ running app for fail-open and fail-closed."""
 
 import contextlib
 import logging
+import socket
 import threading
 import time
 
@@ -28,10 +29,11 @@ W = 60_000
 
 
 @contextlib.contextmanager
-def serve(app):
-    """Run app under uvicorn on a free loopback port in a thread; yield an httpx client on it."""
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="critical", lifespan="off"))
+def serve(app, host="127.0.0.1"):
+    """Run app under uvicorn on a free loopback port in a thread (IPv4, or `host="::1"`); yield
+    an httpx client on it."""
+    port = free_port() if host == "127.0.0.1" else free_port_v6()
+    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="critical", lifespan="off"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 10
@@ -39,22 +41,32 @@ def serve(app):
         assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
         time.sleep(0.01)
     try:
-        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=10) as http:
+        with httpx.Client(base_url=f"http://{url_host(host)}:{port}", timeout=10) as http:
             yield http
     finally:
         server.should_exit = True
         thread.join(10)
 
 
+def url_host(host):
+    return f"[{host}]" if ":" in host else host
+
+
+def free_port_v6():
+    with socket.socket(socket.AF_INET6) as probe:
+        probe.bind(("::1", 0))
+        return probe.getsockname()[1]
+
+
 def hello(request):
     return PlainTextResponse("hello", headers={"X-App": "kept"})
 
 
-def limiter_on(port):
+def limiter_on(port, **kw):
     # redis.asyncio connects lazily, inside the app's event loop. No retries: redis-py's
     # default retries a refused connection for about 4 s before it gives up.
     return winlimit.asyncio.Limiter(redis.asyncio.Redis(host="127.0.0.1", port=port, socket_timeout=2,
-                                                        retry=Retry(NoBackoff(), 0)))
+                                                        retry=Retry(NoBackoff(), 0)), **kw)
 
 
 def limited_app(port, check, **kw):

@@ -39,7 +39,7 @@ def test_one_warning_per_key_per_retry_after(server, r, caplog):
         for user in ["a", "a", "a", "b", "b", "a"]:
             assert http.get("/", headers={"x-user": user}).status_code == 200
     warned = [record.getMessage() for record in shadow_warnings(caplog)]
-    assert len(warned) == 2 and "'rl:a'" in warned[0] and "'rl:b'" in warned[1]
+    assert len(warned) == 2 and '"rl:a"' in warned[0] and '"rl:b"' in warned[1]
     assert middleware.shadow_rejections == 4
 
 

@@ -2,33 +2,15 @@
 and policies, and the fields its decision gives for a reply, byte for byte. The Node client's
 tests read the same file (clients/node/test/headers.test.mjs)."""
 
-import json
-import os
-
 import http_sf
 import pytest
 import redis
 
 import winlimit
-from winlimit import _commands
 
-SPEC = os.path.join(os.path.dirname(__file__), "..", "..", "spec", "headers.json")
-with open(SPEC, encoding="utf-8") as f:
-    CASES = json.load(f)
+from shared_spec import build, load
 
-
-def build(call):
-    """The command line and policies of a spec call, as the limiter builds them."""
-    options = call.get("options", {})
-    name = options.get("name", _commands.DEFAULT_NAME)
-    cost, peek = options.get("cost", 1), options.get("peek", False)
-    if call["method"] == "slide":
-        pairs = [tuple(pair) for pair in call["windows"]]
-        return _commands.slide(call["key"], pairs, None, cost, options.get("bucket"), peek, name)
-    if call["method"] == "fixed":
-        return _commands.fixed(call["key"], call["window_ms"], call["limit"], cost, options.get("align", False),
-                               peek, name)
-    return _commands.gcra(call["key"], call["period_ms"], call["limit"], options.get("burst"), cost, peek, name)
+CASES = load("headers.json")
 
 
 @pytest.mark.parametrize("case", CASES["cases"], ids=[c["name"] for c in CASES["cases"]])

@@ -4,8 +4,9 @@ redis-server; Redis stopped under a running app for fail-open and fail-closed.""
 
 import contextlib
 import logging
+import socket
 import threading
-from wsgiref.simple_server import WSGIRequestHandler, make_server
+from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 import django
 import flask
@@ -29,14 +30,21 @@ class QuietHandler(WSGIRequestHandler):
         pass
 
 
+class IPv6Server(WSGIServer):
+    address_family = socket.AF_INET6
+
+
 @contextlib.contextmanager
-def serve(app):
-    """Serve a WSGI app with wsgiref in a thread; yield an httpx client on it."""
-    server = make_server("127.0.0.1", 0, app, handler_class=QuietHandler)
+def serve(app, host="127.0.0.1"):
+    """Serve a WSGI app with wsgiref in a thread (IPv4, or `host="::1"`); yield an httpx client
+    on it."""
+    server_class = IPv6Server if ":" in host else WSGIServer
+    server = make_server(host, 0, app, server_class=server_class, handler_class=QuietHandler)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:
-        with httpx.Client(base_url=f"http://127.0.0.1:{server.server_port}", timeout=10) as http:
+        url_host = f"[{host}]" if ":" in host else host
+        with httpx.Client(base_url=f"http://{url_host}:{server.server_port}", timeout=10) as http:
             yield http
     finally:
         server.shutdown()
@@ -44,9 +52,10 @@ def serve(app):
         thread.join(10)
 
 
-def limiter_on(port):
+def limiter_on(port, **kw):
     # No retries: redis-py's default retries a refused connection for seconds.
-    return winlimit.Limiter(redis.Redis(host="127.0.0.1", port=port, socket_timeout=2, retry=Retry(NoBackoff(), 0)))
+    return winlimit.Limiter(redis.Redis(host="127.0.0.1", port=port, socket_timeout=2, retry=Retry(NoBackoff(), 0)),
+                            **kw)
 
 
 def flask_app():
@@ -166,7 +175,7 @@ def test_shadow_mode_lets_everything_through_and_counts(framework, server, r, ca
     assert all("Retry-After" not in x.headers and "RateLimit" in x.headers for x in responses)
     assert middleware.shadow_rejections == 3
     warnings = [rec for rec in caplog.records if rec.name == "winlimit" and rec.levelno == logging.WARNING]
-    assert len(warnings) == 1 and "'rl:127.0.0.1'" in warnings[0].getMessage()
+    assert len(warnings) == 1 and '"rl:127.0.0.1"' in warnings[0].getMessage()
 
 
 def test_remote_address_reads_remote_addr():

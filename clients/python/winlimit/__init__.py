@@ -15,16 +15,17 @@ from __future__ import annotations
 import inspect
 import time
 from dataclasses import replace
-from typing import Any, Optional, Protocol, Union
+from typing import Any, Optional, Protocol, Tuple, Union
 
 import redis
 
 from . import _commands, _wait
-from ._cache import DEFAULT_SIZE, RejectionCache, lookup, remember
+from ._cache import DEFAULT_SIZE, RejectionCache, forget, lookup, remember
 from ._commands import Key, ModuleNotLoaded, Pairs
 from ._decision import Decision, Policy
+from ._keys import ip_key
 
-__all__ = ["Decision", "Limiter", "ModuleNotLoaded", "Pairs", "Policy"]
+__all__ = ["Decision", "Limiter", "ModuleNotLoaded", "Pairs", "Policy", "ip_key"]
 __version__ = "0.4.0"
 
 
@@ -67,14 +68,14 @@ class Limiter:
         """WINLIMIT.SLIDE: `slide(key, 60_000, 100)`, or several windows at once:
         `slide(key, [(1_000, 10), (60_000, 100)])`. `bucket=ms` counts per bucket (BUCKET);
         `peek=True` asks WINLIMIT.SLIDE_RO, which records nothing."""
-        call = _commands.slide(key, window_ms, limit, cost, bucket, peek, self._name(name))
+        call = _commands.slide(key, window_ms, limit, cost=cost, bucket=bucket, peek=peek, name=self._name(name))
         return self._run(call, _wait.check(wait, peek))
 
     def fixed(self, key: Key, window_ms: int, limit: int, *, cost: int = 1, align: bool = False,
               peek: bool = False, name: Optional[str] = None, wait: Optional[float] = None) -> Decision:
         """WINLIMIT.FIXED; `align=True` starts windows at multiples of window_ms since the
         epoch (ALIGN); `peek=True` asks WINLIMIT.FIXED_RO."""
-        call = _commands.fixed(key, window_ms, limit, cost, align, peek, self._name(name))
+        call = _commands.fixed(key, window_ms, limit, cost=cost, align=align, peek=peek, name=self._name(name))
         return self._run(call, _wait.check(wait, peek))
 
     def gcra(self, key: Key, period_ms: int, limit: int, *, burst: Optional[int] = None, cost: int = 1,
@@ -82,7 +83,7 @@ class Limiter:
         """WINLIMIT.GCRA: `limit` units per `period_ms`, at most `burst` at once (default
         `limit`); the decision's `limit` is the bucket's capacity. `peek=True` asks
         WINLIMIT.GCRA_RO."""
-        call = _commands.gcra(key, period_ms, limit, burst, cost, peek, self._name(name))
+        call = _commands.gcra(key, period_ms, limit, burst=burst, cost=cost, peek=peek, name=self._name(name))
         return self._run(call, _wait.check(wait, peek))
 
     def _name(self, name: Optional[str]) -> str:
@@ -100,16 +101,28 @@ class Limiter:
             decision = self._once(call)
         return replace(decision, waited_ms=waiting.waited_ms())
 
+    def reset(self, key: Key) -> bool:
+        """Deletes the key, whatever its method, and forgets every cached rejection for it,
+        so its next call starts afresh ("unblock this user now"); True if a key was removed.
+        `key` is the whole key, as the methods were given it (a middleware's prefix too)."""
+        removed = self._send(("DEL", key))
+        forget(self.rejections, key)
+        return bool(removed)
+
     def _once(self, call: _commands.Call) -> Decision:
         cached = lookup(self.rejections, call)
         if cached is not None:
             return cached
+        reply = self._send(call.args)
+        return remember(self.rejections, call, Decision.from_reply(reply, call.policies))
+
+    def _send(self, args: Tuple[_commands.Arg, ...]) -> Any:
         try:
-            reply = self.client.execute_command(*call.args)
+            reply = self.client.execute_command(*args)
         except redis.ResponseError as e:
             raise _commands.translate(e) from e
         if inspect.isawaitable(reply):
             if inspect.iscoroutine(reply):
                 reply.close()  # never awaited: nothing was sent
             raise TypeError("an asyncio client goes to winlimit.asyncio.Limiter")
-        return remember(self.rejections, call, Decision.from_reply(reply, call.policies))
+        return reply

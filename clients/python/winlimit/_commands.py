@@ -49,29 +49,26 @@ def _int(what: str, value: object) -> int:
     return value
 
 
-def _window_label(window_ms: int) -> str:
-    # Unique per call, as the server refuses a window_ms given twice.
+def window_label(window_ms: int) -> str:
+    """How a policy of several windows is named after its window: whole seconds as `60s`,
+    anything else in ms (`1500ms`). Unique per call, as the server refuses a window_ms given
+    twice."""
     return f"{window_ms // 1000}s" if window_ms % 1000 == 0 else f"{window_ms}ms"
+
+
+def _command(command: str, peek: bool) -> str:
+    return command + "_RO" if peek else command
 
 
 def _options(cost: int) -> Tuple[Arg, ...]:
     return () if _int("cost", cost) == 1 else ("COST", cost)
 
 
-def slide(key: Key, window_ms: Union[int, Pairs], limit: Optional[int], cost: int,
-          bucket: Optional[int], peek: bool, name: str) -> Call:
+def slide(key: Key, window_ms: Union[int, Pairs], limit: Optional[int] = None, *, cost: int = 1,
+          bucket: Optional[int] = None, peek: bool = False, name: str = DEFAULT_NAME) -> Call:
     """WINLIMIT.SLIDE[_RO] key window_ms limit [window_ms limit ...] [COST n] [BUCKET ms]."""
-    if isinstance(window_ms, int):
-        if limit is None:
-            raise TypeError("slide(key, window_ms, limit): the limit is missing")
-        pairs = [(_int("window_ms", window_ms), _int("limit", limit))]
-    else:
-        if limit is not None:
-            raise TypeError("pass either window_ms and limit, or a sequence of (window_ms, limit) pairs")
-        pairs = [(_int("window_ms", w), _int("limit", lim)) for w, lim in window_ms]
-        if not pairs:
-            raise ValueError("slide needs at least one (window_ms, limit) pair")
-    args: Tuple[Arg, ...] = ("WINLIMIT.SLIDE_RO" if peek else "WINLIMIT.SLIDE", key)
+    pairs = _slide_pairs(window_ms, limit)
+    args: Tuple[Arg, ...] = (_command("WINLIMIT.SLIDE", peek), key)
     for w, lim in pairs:
         args += (w, lim)
     args += _options(cost)
@@ -81,32 +78,52 @@ def slide(key: Key, window_ms: Union[int, Pairs], limit: Optional[int], cost: in
     if len(pairs) == 1:
         policies = (Policy(name, pairs[0][1], pairs[0][0]),)
     else:
-        policies = tuple(Policy(f"{name}-{_window_label(w)}", lim, w) for w, lim in pairs)
+        policies = tuple(Policy(f"{name}-{window_label(w)}", lim, w) for w, lim in pairs)
     return Call(args, policies)
 
 
-def fixed(key: Key, window_ms: int, limit: int, cost: int, align: bool, peek: bool, name: str) -> Call:
+def _slide_pairs(window_ms: Union[int, Pairs], limit: Optional[int]) -> Sequence[Tuple[int, int]]:
+    if isinstance(window_ms, int):
+        if limit is None:
+            raise TypeError("slide(key, window_ms, limit): the limit is missing")
+        return [(_int("window_ms", window_ms), _int("limit", limit))]
+    if limit is not None:
+        raise TypeError("pass either window_ms and limit, or a sequence of (window_ms, limit) pairs")
+    pairs = [(_int("window_ms", w), _int("limit", lim)) for w, lim in window_ms]
+    if not pairs:
+        raise ValueError("slide needs at least one (window_ms, limit) pair")
+    return pairs
+
+
+def fixed(key: Key, window_ms: int, limit: int, *, cost: int = 1, align: bool = False, peek: bool = False,
+          name: str = DEFAULT_NAME) -> Call:
     """WINLIMIT.FIXED[_RO] key window_ms limit [COST n] [ALIGN]."""
-    args: Tuple[Arg, ...] = ("WINLIMIT.FIXED_RO" if peek else "WINLIMIT.FIXED", key,
-                             _int("window_ms", window_ms), _int("limit", limit))
+    args: Tuple[Arg, ...] = (_command("WINLIMIT.FIXED", peek), key, _int("window_ms", window_ms), _int("limit", limit))
     args += _options(cost)
     if align:
         args += ("ALIGN",)
     return Call(args, (Policy(name, limit, window_ms),))
 
 
-def gcra(key: Key, period_ms: int, limit: int, burst: Optional[int], cost: int, peek: bool, name: str) -> Call:
+def gcra(key: Key, period_ms: int, limit: int, *, burst: Optional[int] = None, cost: int = 1, peek: bool = False,
+         name: str = DEFAULT_NAME) -> Call:
     """WINLIMIT.GCRA[_RO] key period_ms limit [BURST n] [COST n]."""
-    args: Tuple[Arg, ...] = ("WINLIMIT.GCRA_RO" if peek else "WINLIMIT.GCRA", key,
-                             _int("period_ms", period_ms), _int("limit", limit))
+    args: Tuple[Arg, ...] = (_command("WINLIMIT.GCRA", peek), key, _int("period_ms", period_ms), _int("limit", limit))
     capacity = limit if burst is None else _int("burst", burst)
     if burst is not None:
         args += ("BURST", burst)
     args += _options(cost)
     # The bucket refills `limit` units per period_ms: empty to full takes capacity / limit
-    # periods. A limit <= 0 is refused by the server; the policy is then never read.
+    # periods, rounded up. A limit <= 0 is refused by the server; the policy is then never read.
     refill_ms = -(-capacity * period_ms // limit) if limit > 0 else period_ms
     return Call(args, (Policy(name, capacity, refill_ms),))
+
+
+NOT_LOADED = ("the winlimit module is not loaded on this server. Load it at start-up with "
+              "`redis-server --loadmodule /path/to/libwinlimit.so` (or `loadmodule /path/to/libwinlimit.so` "
+              "in redis.conf), or at run time with `MODULE LOAD /path/to/libwinlimit.so`; in a cluster, "
+              "on every node.")
+"""What ModuleNotLoaded adds to the server's text, after " -- "."""
 
 
 def translate(error: redis.ResponseError) -> redis.ResponseError:
@@ -114,9 +131,5 @@ def translate(error: redis.ResponseError) -> redis.ResponseError:
     the server's own, unchanged."""
     text = str(error)
     if "unknown command" in text.lower():
-        return ModuleNotLoaded(
-            f"{text} -- the winlimit module is not loaded on this server. Load it at start-up "
-            "with `redis-server --loadmodule /path/to/libwinlimit.so` (or `loadmodule "
-            "/path/to/libwinlimit.so` in redis.conf), or at run time with "
-            "`MODULE LOAD /path/to/libwinlimit.so`; in a cluster, on every node.")
+        return ModuleNotLoaded(f"{text} -- {NOT_LOADED}")
     return error

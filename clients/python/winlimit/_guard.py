@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from dataclasses import dataclass, field
-from typing import Dict
+from typing import Dict, Optional
 
 from ._decision import Decision
+from ._shadow import ShadowLog, quoted
 
 log = logging.getLogger("winlimit")
+
+DEFAULT_TIMEOUT = 1.0
+"""Seconds the middleware waits for Redis before counting the check as failed."""
 
 
 @dataclass(frozen=True)
@@ -31,16 +34,35 @@ PASS = Verdict(200)
 UNAVAILABLE = Verdict(503)
 
 
+class CheckTimedOut(TimeoutError):
+    """No answer from Redis within the middleware's `timeout`."""
+
+    def __init__(self, timeout: float):
+        super().__init__(f"no answer from Redis within {timeout * 1000:g} ms")
+
+
+def check_timeout(timeout: Optional[float]) -> Optional[float]:
+    """`timeout` as given, once it is seconds above 0 (or None: wait as long as the client)."""
+    if timeout is None:
+        return None
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
+        raise TypeError(f"timeout must be a number of seconds, not {type(timeout).__name__}")
+    if not 0 < timeout < float("inf"):
+        raise ValueError(f"timeout must be more than 0 seconds, not {timeout}")
+    return float(timeout)
+
+
 class Guard:
     """The failure policy and shadow mode of one middleware or dependency."""
 
-    def __init__(self, prefix: str, fail_open: bool, shadow: bool):
+    def __init__(self, prefix: str, fail_open: bool, shadow: bool, timeout: Optional[float] = DEFAULT_TIMEOUT,
+                 shadow_log: Optional[ShadowLog] = None):
         self.prefix = prefix
         self.fail_open = fail_open
         self.shadow = shadow
+        self.timeout = check_timeout(timeout)
         self.shadow_rejections = 0
-        # Shadow warnings: key -> monotonic time until which it is not logged again.
-        self._quiet_until: Dict[str, float] = {}
+        self._shadow_log = shadow_log or ShadowLog()
         self._lock = threading.Lock()  # WSGI servers call from several threads
 
     def judged(self, key: str, decision: Decision) -> Verdict:
@@ -50,27 +72,21 @@ class Guard:
         if not self.shadow:
             return Verdict(429, headers)
         headers.pop("Retry-After", None)
-        self._shadow_rejected(key, decision)
+        with self._lock:
+            self.shadow_rejections += 1
+            warning = self._shadow_log.warning(key, decision, headers.get("RateLimit"))
+        if warning is not None:
+            log.warning("%s", warning)
         return Verdict(200, headers)
 
     def failed(self, key: str, error: BaseException) -> Verdict:
-        # Connection refused, timeouts, OOM, a server without the module: the limiter cannot
-        # decide. Logged without a traceback: an outage would print one per request.
-        log.error("winlimit: rate limit check for %r failed, failing %s: %s: %s",
-                  key, "open" if self.fail_open else "closed", type(error).__name__, error)
+        # Connection refused, no answer in time, OOM, a server without the module: the limiter
+        # cannot decide. Logged without a traceback: an outage would print one per request.
+        log.error("winlimit: rate limit check for %s failed, failing %s: %s: %s",
+                  quoted(key), "open" if self.fail_open else "closed", error_name(error), error)
         return PASS if self.fail_open else UNAVAILABLE
 
-    def _shadow_rejected(self, key: str, decision: Decision) -> None:
-        """Counts a rejection let through, and warns once per key per `retry_after_ms` (per
-        policy window when no retry can succeed)."""
-        now = time.monotonic()
-        quiet_ms = decision.retry_after_ms if decision.retry_after_ms > 0 else (decision.window_ms or 1000)
-        with self._lock:
-            self.shadow_rejections += 1
-            if self._quiet_until.get(key, 0.0) > now:
-                return
-            self._quiet_until = {k: t for k, t in self._quiet_until.items() if t > now}
-            self._quiet_until[key] = now + quiet_ms / 1000
-        log.warning("winlimit: shadow mode let %r through over its limit (%d of %d left, retry after %d ms)",
-                    key, decision.remaining, decision.limit, decision.retry_after_ms)
 
+def error_name(error: BaseException) -> str:
+    """The error's class name; TimeoutError for the middleware's own timeout, as in Node."""
+    return "TimeoutError" if isinstance(error, CheckTimedOut) else type(error).__name__

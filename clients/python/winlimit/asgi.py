@@ -8,9 +8,9 @@ FastAPI dependency for one route. Install with the `asgi` extra.
 Each request is checked under `prefix + key_func(request)` (the client's address by default)
 with `check`, any call of the limiter. An accepted request gets the `RateLimit-Policy` and
 `RateLimit` header fields on its response; a rejected one is answered 429 with them and
-`Retry-After`. When Redis fails, the request is answered 503 (fail closed, the default) or
-let through without the fields (`fail_open=True`); either way the error is logged on the
-`winlimit` logger. With `shadow=True` every request is checked and counted, but a rejected
+`Retry-After`. When Redis fails or gives no answer within `timeout` seconds (default 1), the
+request is answered 503 (fail closed, the default) or let through without the fields
+(`fail_open=True`); either way the error is logged on the `winlimit` logger. With `shadow=True` every request is checked and counted, but a rejected
 one is let through as if accepted (the fields without `Retry-After`, never a 429), counted in
 `shadow_rejections` and warned about on the `winlimit` logger once per key per
 `retry_after_ms`: a new limit can be watched before it is enforced.
@@ -18,6 +18,7 @@ one is let through as if accepted (the fields without `Retry-After`, never a 429
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 from typing import Awaitable, Callable, List, Optional, Tuple, Union
 
@@ -28,7 +29,8 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ._decision import Decision
-from ._guard import Guard, Verdict
+from ._guard import DEFAULT_TIMEOUT, CheckTimedOut, Guard, Verdict
+from ._keys import DEFAULT_IPV6_SUBNET, address_key, check_subnet
 from .asyncio import Limiter
 
 __all__ = ["Check", "KeyFunc", "RateLimit", "RateLimitMiddleware", "remote_address"]
@@ -42,8 +44,8 @@ request unlimited, e.g. for health checks."""
 
 
 def remote_address(request: Request) -> Optional[str]:
-    """The default key: the peer's IP address. Behind a proxy that is the proxy's; use
-    uvicorn's `--proxy-headers` (with `--forwarded-allow-ips`) or a key_func of your own."""
+    """The peer's IP address. Behind a proxy that is the proxy's; use uvicorn's
+    `--proxy-headers` (with `--forwarded-allow-ips`) or a key_func of your own."""
     return request.client.host if request.client else None
 
 
@@ -51,11 +53,12 @@ class _Guard(Guard):
     """What the middleware and the dependency share: the key, the call, the verdict."""
 
     def __init__(self, limiter: Limiter, check: Check, key_func: KeyFunc, prefix: str, fail_open: bool,
-                 shadow: bool):
-        super().__init__(prefix, fail_open, shadow)
+                 shadow: bool, timeout: Optional[float], ipv6_subnet: int):
+        super().__init__(prefix, fail_open, shadow, timeout)
         self.limiter = limiter
         self.check = check
-        self.key_func = key_func
+        self.key_func = address_key(remote_address, ipv6_subnet) if key_func is remote_address else key_func
+        check_subnet(ipv6_subnet)
 
     async def decide(self, request: Request) -> Tuple[Verdict, Optional[Decision]]:
         """The verdict, and the decision it came from (None when the request is unlimited or
@@ -67,10 +70,20 @@ class _Guard(Guard):
             return Verdict(200), None
         key = self.prefix + key
         try:
-            decision = await self.check(self.limiter, key)
-        except (redis.RedisError, OSError) as e:
+            decision = await self._within_time(self.check(self.limiter, key))
+        except (redis.RedisError, OSError, CheckTimedOut) as e:
             return self.failed(key, e), None
         return self.judged(key, decision), decision
+
+    async def _within_time(self, work: Awaitable[Decision]) -> Decision:
+        # Not the client's own timeout: with default settings a stopped server can take
+        # seconds (reconnects, retries) to fail a call, and every request would wait that long.
+        if self.timeout is None:
+            return await work
+        try:
+            return await asyncio.wait_for(work, self.timeout)
+        except asyncio.TimeoutError:
+            raise CheckTimedOut(self.timeout) from None
 
 
 class RateLimitMiddleware:
@@ -78,16 +91,19 @@ class RateLimitMiddleware:
     events pass untouched).
 
     limiter: a `winlimit.asyncio.Limiter`; check: `check(limiter, key)`, the call that decides;
-    key_func: the request's key (default: the client's address; None: not limited);
+    key_func: the request's key (default: the client's address, an IPv6 one as its network of
+    `ipv6_subnet` bits, 64 by default, 128 for the whole address; None: not limited);
     prefix: put before the key (default `"rl:"`); fail_open: let requests through when Redis
     fails (default False: answer 503); shadow: check and count, but let every request through
-    (`shadow_rejections` counts those it would have rejected).
+    (`shadow_rejections` counts those it would have rejected); timeout: seconds to wait for
+    Redis before counting it as failed (default 1.0; None waits as long as the client does).
     """
 
     def __init__(self, app: ASGIApp, limiter: Limiter, check: Check, key_func: KeyFunc = remote_address,
-                 prefix: str = "rl:", fail_open: bool = False, shadow: bool = False):
+                 prefix: str = "rl:", fail_open: bool = False, shadow: bool = False,
+                 timeout: Optional[float] = DEFAULT_TIMEOUT, ipv6_subnet: int = DEFAULT_IPV6_SUBNET):
         self.app = app
-        self.guard = _Guard(limiter, check, key_func, prefix, fail_open, shadow)
+        self.guard = _Guard(limiter, check, key_func, prefix, fail_open, shadow, timeout, ipv6_subnet)
 
     @property
     def shadow_rejections(self) -> int:
@@ -130,8 +146,9 @@ class RateLimit:
     """
 
     def __init__(self, limiter: Limiter, check: Check, key_func: KeyFunc = remote_address,
-                 prefix: str = "rl:", fail_open: bool = False, shadow: bool = False):
-        self.guard = _Guard(limiter, check, key_func, prefix, fail_open, shadow)
+                 prefix: str = "rl:", fail_open: bool = False, shadow: bool = False,
+                 timeout: Optional[float] = DEFAULT_TIMEOUT, ipv6_subnet: int = DEFAULT_IPV6_SUBNET):
+        self.guard = _Guard(limiter, check, key_func, prefix, fail_open, shadow, timeout, ipv6_subnet)
 
     @property
     def shadow_rejections(self) -> int:

@@ -11,7 +11,7 @@ from typing import Any, Awaitable, Optional, Protocol, Union
 import redis
 
 from . import _commands, _wait
-from ._cache import DEFAULT_SIZE, RejectionCache, lookup, remember
+from ._cache import DEFAULT_SIZE, RejectionCache, forget, lookup, remember
 from ._commands import Key, Pairs
 from ._decision import Decision
 
@@ -38,19 +38,19 @@ class Limiter:
                     cost: int = 1, bucket: Optional[int] = None, peek: bool = False,
                     name: Optional[str] = None, wait: Optional[float] = None) -> Decision:
         """WINLIMIT.SLIDE (see `winlimit.Limiter.slide`)."""
-        call = _commands.slide(key, window_ms, limit, cost, bucket, peek, self._name(name))
+        call = _commands.slide(key, window_ms, limit, cost=cost, bucket=bucket, peek=peek, name=self._name(name))
         return await self._run(call, _wait.check(wait, peek))
 
     async def fixed(self, key: Key, window_ms: int, limit: int, *, cost: int = 1, align: bool = False,
                     peek: bool = False, name: Optional[str] = None, wait: Optional[float] = None) -> Decision:
         """WINLIMIT.FIXED (see `winlimit.Limiter.fixed`)."""
-        call = _commands.fixed(key, window_ms, limit, cost, align, peek, self._name(name))
+        call = _commands.fixed(key, window_ms, limit, cost=cost, align=align, peek=peek, name=self._name(name))
         return await self._run(call, _wait.check(wait, peek))
 
     async def gcra(self, key: Key, period_ms: int, limit: int, *, burst: Optional[int] = None,
                    cost: int = 1, peek: bool = False, name: Optional[str] = None, wait: Optional[float] = None) -> Decision:
         """WINLIMIT.GCRA (see `winlimit.Limiter.gcra`)."""
-        call = _commands.gcra(key, period_ms, limit, burst, cost, peek, self._name(name))
+        call = _commands.gcra(key, period_ms, limit, burst=burst, cost=cost, peek=peek, name=self._name(name))
         return await self._run(call, _wait.check(wait, peek))
 
     def _name(self, name: Optional[str]) -> str:
@@ -67,6 +67,13 @@ class Limiter:
             waiting.slept_for(started)
             decision = await self._once(call)
         return replace(decision, waited_ms=waiting.waited_ms())
+
+    async def reset(self, key: Key) -> bool:
+        """Deletes the key and forgets every cached rejection for it (see
+        `winlimit.Limiter.reset`); True if a key was removed."""
+        removed = await self.client.execute_command("DEL", key)
+        forget(self.rejections, key)
+        return bool(removed)
 
     async def _once(self, call: _commands.Call) -> Decision:
         cached = lookup(self.rejections, call)

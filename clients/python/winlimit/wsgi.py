@@ -7,21 +7,24 @@
 
 The same behaviour as the ASGI middleware (`winlimit.asgi`): each request is checked under
 `prefix + key_func(environ)`; accepted, its response gets `RateLimit-Policy` and `RateLimit`;
-rejected, it is answered 429 with them and `Retry-After`; when Redis fails, 503 (fail closed,
-the default) or let through without the fields (`fail_open=True`), logged on the `winlimit`
-logger; `shadow=True` lets every request through and counts the would-be rejections in
+rejected, it is answered 429 with them and `Retry-After`; when Redis fails or gives no answer
+within `timeout` seconds (default 1), 503 (fail closed, the default) or let through without
+the fields (`fail_open=True`), logged on the `winlimit` logger; `shadow=True` lets every request through and counts the would-be rejections in
 `shadow_rejections`.
 """
 
 from __future__ import annotations
 
+import concurrent.futures
+import contextvars
 from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
 import redis
 
 from . import Limiter
 from ._decision import Decision
-from ._guard import Guard
+from ._guard import DEFAULT_TIMEOUT, CheckTimedOut, Guard
+from ._keys import DEFAULT_IPV6_SUBNET, address_key, check_subnet
 
 __all__ = ["Check", "KeyFunc", "RateLimitMiddleware", "remote_address"]
 
@@ -39,7 +42,7 @@ REASONS = {429: "429 Too Many Requests", 503: "503 Service Unavailable"}
 
 
 def remote_address(environ: Environ) -> Optional[str]:
-    """The default key: `REMOTE_ADDR`, the peer's address (a proxy's, behind one)."""
+    """`REMOTE_ADDR`, the peer's address (a proxy's, behind one)."""
     address = environ.get("REMOTE_ADDR")
     return address if isinstance(address, str) and address else None
 
@@ -48,12 +51,17 @@ class RateLimitMiddleware:
     """A WSGI middleware limiting every request of `app` (arguments as in `winlimit.asgi`)."""
 
     def __init__(self, app: WSGIApp, limiter: Limiter, check: Check, key_func: KeyFunc = remote_address,
-                 prefix: str = "rl:", fail_open: bool = False, shadow: bool = False):
+                 prefix: str = "rl:", fail_open: bool = False, shadow: bool = False,
+                 timeout: Optional[float] = DEFAULT_TIMEOUT, ipv6_subnet: int = DEFAULT_IPV6_SUBNET):
         self.app = app
         self.limiter = limiter
         self.check = check
-        self.key_func = key_func
-        self.guard = Guard(prefix, fail_open, shadow)
+        self.key_func = address_key(remote_address, ipv6_subnet) if key_func is remote_address else key_func
+        check_subnet(ipv6_subnet)
+        self.guard = Guard(prefix, fail_open, shadow, timeout)
+        # A sync call cannot be interrupted: with a timeout it runs on a pool thread, and the
+        # request stops waiting for it when the time is up (the thread waits on).
+        self._pool = concurrent.futures.ThreadPoolExecutor(thread_name_prefix="winlimit") if self.guard.timeout else None
 
     @property
     def shadow_rejections(self) -> int:
@@ -67,8 +75,8 @@ class RateLimitMiddleware:
             return self.app(environ, start_response)
         key = self.guard.prefix + key
         try:
-            verdict = self.guard.judged(key, self.check(self.limiter, key))
-        except (redis.RedisError, OSError) as e:
+            verdict = self.guard.judged(key, self._within_time(key))
+        except (redis.RedisError, OSError, CheckTimedOut) as e:
             verdict = self.guard.failed(key, e)
         if verdict.status in REASONS:
             body = b"Too Many Requests" if verdict.status == 429 else b"rate limiter unavailable"
@@ -84,3 +92,14 @@ class RateLimitMiddleware:
             return start_response(status, [*headers, *fields], *exc_info)
 
         return self.app(environ, start_with_fields)
+
+    def _within_time(self, key: str) -> Decision:
+        if self._pool is None or self.guard.timeout is None:
+            return self.check(self.limiter, key)
+        future = self._pool.submit(contextvars.copy_context().run, self.check, self.limiter, key)
+        try:
+            return future.result(timeout=self.guard.timeout)
+        except concurrent.futures.TimeoutError:
+            if future.done():
+                raise  # the check's own TimeoutError, not the wait's
+            raise CheckTimedOut(self.guard.timeout) from None

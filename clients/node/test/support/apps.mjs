@@ -9,16 +9,18 @@ import { winlimitHook, winlimitPlugin } from "winlimit/fastify";
 
 const PATHS = ["/", "/health"];
 
-async function expressApp(options) {
+const urlOf = (host, port) => `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+
+async function expressApp({ host = "127.0.0.1", ...options }) {
   const app = express();
   app.set("env", "test"); // the default error handler then answers 500 without printing the stack
   const limited = rateLimit(options);
   app.use(limited);
   for (const path of PATHS) app.get(path, (req, res) => res.set("X-App", "kept").type("text/plain").send("hello"));
-  const server = app.listen(0, "127.0.0.1");
+  const server = app.listen(0, host);
   await once(server, "listening");
   return {
-    url: `http://127.0.0.1:${server.address().port}`,
+    url: urlOf(host, server.address().port),
     limited,
     close: () => {
       server.closeAllConnections();
@@ -27,19 +29,20 @@ async function expressApp(options) {
   };
 }
 
-async function fastifyApp(options) {
+async function fastifyApp({ host = "127.0.0.1", ...options }) {
   const app = Fastify();
   // The plugin, or with `direct` the hook it adds, built here so its counters can be read.
   const limited = options.direct ? winlimitHook(options) : undefined;
   if (limited) app.addHook("onRequest", limited);
   else await app.register(winlimitPlugin, options);
   for (const path of PATHS) app.get(path, async (request, reply) => reply.header("X-App", "kept").type("text/plain").send("hello"));
-  await app.listen({ port: 0, host: "127.0.0.1" });
-  return { url: `http://127.0.0.1:${app.server.address().port}`, limited, close: () => app.close() };
+  await app.listen({ port: 0, host });
+  return { url: urlOf(host, app.server.address().port), limited, close: () => app.close() };
 }
 
 /** framework name -> serve(options): an app with routes `/` and `/health`, limited by the
- * framework's middleware with these options; resolves to { url, limited, close }, `limited`
+ * framework's middleware with these options (and `host`, default 127.0.0.1, to listen on);
+ * resolves to { url, limited, close }, `limited`
  * the middleware object (for Fastify with `direct: true`, the hook). */
 export const FRAMEWORKS = { express: expressApp, fastify: fastifyApp };
 

@@ -1,0 +1,46 @@
+// The command cases every client shares (clients/spec/commands.json): each method's command
+// line and policies, the methods the limiter has, and the builder refusing a method the spec
+// does not list. The Python client's tests read the same file (test_spec_commands.py).
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { Limiter } from "winlimit";
+import { COMMANDS, build, camel } from "./support/spec.mjs";
+
+for (const c of COMMANDS.cases) {
+  test(`the call sends its command line: ${c.name}`, () => {
+    assert.deepEqual(build(c.call).args, c.args);
+  });
+
+  test(`the call reports its policies: ${c.name}`, () => {
+    assert.deepEqual(build(c.call).policies, c.policies.map(camel));
+  });
+
+  test(`the command is the method's own, _RO for a peek: ${c.name}`, () => {
+    const command = COMMANDS.methods[c.call.method].command;
+    assert.equal(c.args[0], c.call.options.peek ? `${command}_RO` : command);
+  });
+}
+
+test("the limiter has exactly the spec's methods and helpers", () => {
+  const own = Object.getOwnPropertyNames(Limiter.prototype).filter((name) => name !== "constructor");
+  const methods = own.filter((name) => typeof Limiter.prototype[name] === "function" && !isPrivate(name));
+  assert.deepEqual(methods.sort(), [...Object.keys(COMMANDS.methods), ...Object.keys(COMMANDS.helpers)].sort());
+});
+
+// TypeScript's `private` methods are ordinary properties at run time: these are the limiter's.
+const PRIVATE = new Set(["run", "once"]);
+const isPrivate = (name) => PRIVATE.has(name);
+
+test("every method has a case and every option of it is exercised", () => {
+  for (const [method, described] of Object.entries(COMMANDS.methods)) {
+    const used = new Set(COMMANDS.cases.filter((c) => c.call.method === method).flatMap((c) => Object.keys(c.call.options)));
+    assert.deepEqual([...used].sort(), [...described.options].sort(), method);
+  }
+});
+
+for (const method of COMMANDS.unknown_methods) {
+  test(`a method the spec does not list fails loudly: ${JSON.stringify(method)}`, () => {
+    assert.throws(() => build({ method, args: ["k", 60_000, 10], options: {} }), /lists no method/);
+  });
+}

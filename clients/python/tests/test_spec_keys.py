@@ -1,0 +1,90 @@
+"""The default key every client shares (clients/spec/keys.json): an address's key, an IPv6
+one as its network; and on servers bound to ::1, the ASGI middleware, the FastAPI dependency
+and the WSGI middleware (Flask) counting the client under its /64, or its whole address with
+ipv6_subnet=128. The Node client's tests read the same file (spec-keys.test.mjs)."""
+
+import flask
+import pytest
+from fastapi import Depends, FastAPI
+from starlette.applications import Starlette
+from starlette.routing import Route
+
+import test_asgi
+import test_wsgi
+import winlimit
+from winlimit import asgi, wsgi
+
+from shared_spec import load
+
+SPEC = load("keys.json")
+W = 60_000
+
+
+def one_a_minute(lim, key):
+    return lim.fixed(key, W, 1)
+
+
+@pytest.mark.parametrize("case", SPEC["cases"], ids=[f"{c['address']}/{c['ipv6_subnet']}" for c in SPEC["cases"]])
+def test_an_address_has_the_shared_key(case):
+    assert winlimit.ip_key(case["address"], case["ipv6_subnet"]) == case["key"]
+
+
+def test_the_default_subnet_is_64():
+    assert winlimit.ip_key("2001:db8:1:2:3:4:5:6") == "2001:db8:1:2::/64"
+
+
+def test_two_addresses_share_a_key_in_one_64_and_not_across_64s_or_at_128():
+    same, other = "2001:db8:1:2::1", "2001:db8:1:2:ffff::9"
+    assert winlimit.ip_key(same) == winlimit.ip_key(other)
+    assert winlimit.ip_key(same) != winlimit.ip_key("2001:db8:1:3::1")
+    assert winlimit.ip_key(same, 128) != winlimit.ip_key(other, 128)
+
+
+@pytest.mark.parametrize("subnet", SPEC["bad_subnets"])
+@pytest.mark.parametrize("make", [
+    lambda subnet: winlimit.ip_key("::1", subnet),
+    lambda subnet: asgi.RateLimitMiddleware(test_asgi.hello, test_asgi.limiter_on(1), one_a_minute, ipv6_subnet=subnet),
+    lambda subnet: asgi.RateLimit(test_asgi.limiter_on(1), one_a_minute, ipv6_subnet=subnet),
+    lambda subnet: wsgi.RateLimitMiddleware(flask.Flask("x").wsgi_app, test_wsgi.limiter_on(1), one_a_minute,
+                                            ipv6_subnet=subnet),
+], ids=["ip_key", "asgi", "fastapi", "wsgi"])
+def test_a_subnet_that_is_not_1_to_128_is_refused(make, subnet):
+    with pytest.raises((TypeError, ValueError)):
+        make(subnet)
+
+
+def asgi_app(port, **kw):
+    app = Starlette(routes=[Route("/", test_asgi.hello)])
+    app.add_middleware(asgi.RateLimitMiddleware, limiter=test_asgi.limiter_on(port), check=one_a_minute, **kw)
+    return app
+
+
+def fastapi_app(port, **kw):
+    app = FastAPI()
+
+    @app.get("/", dependencies=[Depends(asgi.RateLimit(test_asgi.limiter_on(port), one_a_minute, **kw))])
+    async def root():
+        return "hello"
+
+    return app
+
+
+def wsgi_app(port, **kw):
+    app = flask.Flask("v6")
+    app.get("/")(lambda: "hello")
+    app.wsgi_app = wsgi.RateLimitMiddleware(app.wsgi_app, test_wsgi.limiter_on(port), one_a_minute, **kw)
+    return app
+
+
+SERVED = {"asgi": (asgi_app, test_asgi.serve), "fastapi": (fastapi_app, test_asgi.serve),
+          "wsgi": (wsgi_app, test_wsgi.serve)}
+
+
+@pytest.mark.parametrize("framework", list(SERVED))
+@pytest.mark.parametrize("options, key", [({}, "rl:::/64"), ({"ipv6_subnet": 128}, "rl:::1")], ids=["64", "128"])
+def test_a_client_on_ipv6_is_counted_under_its_network(framework, server, r, options, key):
+    make_app, serve = SERVED[framework]
+    with serve(make_app(server.port, **options), host="::1") as http:
+        statuses = [http.get("/").status_code for _ in range(2)]
+    assert statuses == [200, 429]
+    assert [k.decode() for k in r.keys("*")] == [key]
