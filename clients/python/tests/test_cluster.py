@@ -6,7 +6,7 @@ import redis.asyncio.cluster
 import redis.cluster
 from redis.crc import key_slot
 
-from conftest import limiter_over
+from conftest import MODULE, limiter_over
 
 from kit.cluster import Cluster
 
@@ -25,7 +25,7 @@ KEYS = [f"user:{i}" for i in range(24)]
 
 @pytest.fixture(scope="module")
 def cluster():
-    c = Cluster(masters=3)
+    c = Cluster(masters=3, module=MODULE)
     yield c
     c.stop()
 

@@ -45,6 +45,8 @@ class Decision:
     checked, and `policy` is the binding one. `waited_ms` is how long a call with `wait=`
     slept in all before this decision (0 when it did not wait); `cached` is true when a
     limiter with `cache_rejections=True` answered the call locally, without Redis.
+    `backend` says which edition of winlimit answered: "module", "functions" (the library,
+    by FCALL) or "scripts" (EVALSHA).
     """
 
     allowed: bool
@@ -55,14 +57,16 @@ class Decision:
     policies: Tuple[Policy, ...] = ()
     waited_ms: int = 0
     cached: bool = False
+    backend: str = "module"
 
     @classmethod
-    def from_reply(cls, reply: Sequence[int], policies: Sequence[Policy]) -> "Decision":
-        """A decision from the command's five-integer reply."""
+    def from_reply(cls, reply: Sequence[int], policies: Sequence[Policy], backend: str = "module") -> "Decision":
+        """A decision from the command's five-integer reply, answered by `backend`."""
         if len(reply) != 5:
             raise ValueError(f"a winlimit reply has five integers, not {reply!r}")
         allowed, limit, remaining, retry_after_ms, reset_after_ms = (int(x) for x in reply)
-        return cls(allowed == 1, limit, remaining, retry_after_ms, reset_after_ms, tuple(policies))
+        return cls(allowed == 1, limit, remaining, retry_after_ms, reset_after_ms, tuple(policies),
+                   backend=backend)
 
     @property
     def policy(self) -> Optional[Policy]:

@@ -10,7 +10,7 @@ from typing import Any, Awaitable, Optional, Protocol, Union
 
 import redis
 
-from . import _commands, _wait
+from . import _backend, _commands, _wait
 from ._cache import DEFAULT_SIZE, RejectionCache, forget, lookup, remember
 from ._commands import Key, Pairs
 from ._decision import Decision
@@ -26,12 +26,14 @@ class AsyncClient(Protocol):
 
 
 class Limiter:
-    """The awaitable twin of `winlimit.Limiter`: the same methods, arguments and decisions."""
+    """The awaitable twin of `winlimit.Limiter`: the same methods, arguments, backends and
+    decisions."""
 
     def __init__(self, client: AsyncClient, name: str = _commands.DEFAULT_NAME, *,
-                 cache_rejections: bool = False, cache_size: int = DEFAULT_SIZE):
+                 cache_rejections: bool = False, cache_size: int = DEFAULT_SIZE, backend: str = "auto"):
         self.client = client
         self.name = _commands.check_name(name)
+        self.backends = _backend.Chooser(backend)
         self.rejections: Optional[RejectionCache] = RejectionCache(cache_size) if cache_rejections else None
 
     async def slide(self, key: Key, window_ms: Union[int, Pairs], limit: Optional[int] = None, *,
@@ -79,8 +81,14 @@ class Limiter:
         cached = lookup(self.rejections, call)
         if cached is not None:
             return cached
-        try:
-            reply = await self.client.execute_command(*call.args)
-        except redis.ResponseError as e:
-            raise _commands.translate(e) from e
-        return remember(self.rejections, call, Decision.from_reply(reply, call.policies))
+        reply, backend = await self._answer(call)
+        return remember(self.rejections, call, Decision.from_reply(reply, call.policies, backend))
+
+    async def _answer(self, call: _commands.Call) -> Any:
+        initialize = getattr(self.client, "initialize", None)
+        if initialize is not None:
+            await initialize()  # a cluster knows its nodes only then; it does this once
+        node = _backend.node_of(self.client, call.args[1])
+        flow = self.backends.answer(call, self.backends.node(node.name if node else ""))
+        return await _backend.drive_async(flow, lambda request: self.client.execute_command(
+            *request.args, **({} if request.routed or node is None else {"target_nodes": node})))
