@@ -1,0 +1,144 @@
+"""backend="auto" and the loading rules, on real servers with and without the module: which
+backend answers (INFO commandstats shows every command that reached the server), the library
+and the script loaded again after FUNCTION FLUSH and SCRIPT FLUSH with each unit recorded
+once, an older library replaced and a newer one left alone, a limited ACL user, a server
+that refuses TIME, and a cluster without the module. Sync and asyncio alike (`flavour`)."""
+
+from collections import Counter
+
+import pytest
+import redis
+
+import winlimit
+from winlimit._backend import library
+
+from kit.server import REDIS_62
+
+W = 60_000
+FUNCTIONS = pytest.mark.skipif(REDIS_62, reason="Redis 6.x has no Functions")
+REDIS_6 = pytest.mark.skipif(not REDIS_62, reason="auto chooses the scripts where Functions are missing: Redis 6.x")
+# What the tests and the connections send themselves, not the limiter's choice.
+OWN = {"info", "config", "client", "hello", "acl", "auth", "ping", "function", "script"}
+# What the library calls inside FCALL and EVALSHA (commandstats counts them too): README's
+# ACL rules for a limited user.
+INSIDE = {"time", "type", "pexpiretime", "pttl", "get", "zcard", "zcount", "zrange", "zrangebyscore",
+          "zrevrange", "set", "incr", "incrby", "bitfield", "zadd", "zremrangebyscore", "del", "pexpireat"}
+
+
+def commands_run(admin, own=OWN):
+    """INFO commandstats: calls per command sent to the server (subcommands counted with
+    their command, as Redis 6 counts them), without `own`; the commands the library ran
+    inside must be among INSIDE."""
+    counts = Counter()
+    for name, stats in admin.info("commandstats").items():
+        command = name.removeprefix("cmdstat_").split("|")[0]
+        if command not in own:
+            counts[command] += stats["calls"]
+    sent = {command: n for command, n in counts.items() if command not in INSIDE}
+    if "fcall" in sent or "evalsha" in sent:
+        return sent
+    assert sent == counts, "the module's commands call no others"
+    return sent
+
+
+def two_rounds(limiter):
+    """slide, a fixed peek and gcra, twice; their backends."""
+    return {d.backend for _ in range(2)
+            for d in (limiter.slide("s", W, 5), limiter.fixed("f", W, 5, peek=True), limiter.gcra("g", W, 5))}
+
+
+def loaded_version(admin):
+    return admin.execute_command("FCALL_RO", "winlimit_version", 0).decode()
+
+
+# --- auto ----------------------------------------------------------------------------------
+
+
+def test_auto_uses_the_module_where_it_is_loaded(start_server, make_limiter):
+    server = start_server(module=True)
+    server.client.execute_command("CONFIG", "RESETSTAT")
+    assert two_rounds(make_limiter(port=server.port, backend="auto")) == {"module"}
+    assert commands_run(server.client) == {"command": 1, "winlimit.slide": 2, "winlimit.fixed_ro": 2, "winlimit.gcra": 2}
+
+
+@FUNCTIONS
+def test_auto_loads_and_calls_the_library_where_the_module_is_not(start_server, make_limiter):
+    server = start_server(module=False)
+    server.client.execute_command("CONFIG", "RESETSTAT")
+    assert two_rounds(make_limiter(port=server.port, backend="auto")) == {"functions"}
+    # COMMAND INFO once; FCALL_RO winlimit_version finds no library, FUNCTION LOAD loads it.
+    assert commands_run(server.client, OWN - {"function"}) == {"command": 1, "fcall_ro": 1 + 2, "function": 1, "fcall": 4}
+    assert loaded_version(server.client) == library().version
+
+
+@REDIS_6
+def test_auto_uses_the_scripts_on_redis_6(start_server, make_limiter):
+    server = start_server(module=False)
+    server.client.execute_command("CONFIG", "RESETSTAT")
+    assert two_rounds(make_limiter(port=server.port, backend="auto")) == {"scripts"}
+    # The first EVALSHA answers NOSCRIPT; SCRIPT LOAD, then it runs.
+    assert commands_run(server.client, OWN - {"script"}) == {"command": 1, "evalsha": 1 + 6, "script": 1}
+
+
+def test_forcing_the_module_where_it_is_missing_raises_module_not_loaded(start_server, make_limiter):
+    server = start_server(module=False)
+    with pytest.raises(winlimit.ModuleNotLoaded):
+        make_limiter(port=server.port, backend="module").slide("k", W, 5)
+
+
+def test_an_unknown_backend_is_refused(r):
+    with pytest.raises(ValueError, match="'auto', 'module', 'functions', 'scripts'"):
+        winlimit.Limiter(r, backend="lua")
+
+
+# --- recovery ------------------------------------------------------------------------------
+
+
+@FUNCTIONS
+def test_after_function_flush_the_library_is_loaded_again_and_the_call_counts_once(start_server, make_limiter):
+    server = start_server(module=False)
+    limiter = make_limiter(port=server.port, backend="functions")
+    assert limiter.slide("k", W, 5).remaining == 4
+    server.client.execute_command("FUNCTION", "FLUSH")
+    d = limiter.slide("k", W, 5)
+    assert (d.allowed, d.remaining, d.backend) == (True, 3, "functions")
+    assert server.client.zcard("k") == 2
+    assert loaded_version(server.client) == library().version
+
+
+@pytest.mark.parametrize("module", [False, True], ids=["without-module", "with-module"])
+def test_after_script_flush_the_script_is_loaded_again_and_the_call_counts_once(start_server, make_limiter, module):
+    server = start_server(module=module)
+    limiter = make_limiter(port=server.port, backend="scripts")
+    assert limiter.fixed("k", W, 5).remaining == 4
+    server.client.script_flush()
+    d = limiter.fixed("k", W, 5)
+    assert (d.allowed, d.remaining, d.backend) == (True, 3, "scripts")
+    assert server.client.get("k") == b"2"
+    assert server.client.script_exists(library().sha) == [True]
+
+
+def _library_of_version(version):
+    own = library()
+    return own.text.replace(f"local VERSION = '{own.version}'", f"local VERSION = '{version}'")
+
+
+@FUNCTIONS
+def test_an_older_library_is_replaced(start_server, make_limiter):
+    server = start_server(module=False)
+    server.client.execute_command("FUNCTION", "LOAD", "REPLACE", _library_of_version("0.0.1"))
+    assert make_limiter(port=server.port, backend="auto").gcra("k", W, 5).backend == "functions"
+    assert loaded_version(server.client) == library().version
+
+
+@FUNCTIONS
+def test_a_newer_library_is_left_alone_and_used(start_server, make_limiter):
+    server = start_server(module=False)
+    server.client.execute_command("FUNCTION", "LOAD", "REPLACE", _library_of_version("99.0.0"))
+    limiter = make_limiter(port=server.port, backend="auto")
+    assert [limiter.gcra("k", W, 5).remaining for _ in range(2)] == [4, 3]
+    server.client.execute_command("FUNCTION", "FLUSH")  # gone: ours is loaded ...
+    assert limiter.gcra("k", W, 5).remaining == 2
+    server.client.execute_command("FUNCTION", "LOAD", "REPLACE", _library_of_version("99.0.0"))
+    assert limiter.gcra("k", W, 5).remaining == 1  # ... and a newer one back is not replaced
+    assert loaded_version(server.client) == "99.0.0"
