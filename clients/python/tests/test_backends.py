@@ -8,10 +8,16 @@ from collections import Counter
 
 import pytest
 import redis
+import redis.asyncio
+import redis.asyncio.cluster
+import redis.cluster
+from redis.crc import key_slot
 
 import winlimit
 from winlimit._backend import library
 
+from conftest import limiter_over
+from kit.cluster import Cluster
 from kit.server import REDIS_62
 
 W = 60_000
@@ -142,3 +148,90 @@ def test_a_newer_library_is_left_alone_and_used(start_server, make_limiter):
     server.client.execute_command("FUNCTION", "LOAD", "REPLACE", _library_of_version("99.0.0"))
     assert limiter.gcra("k", W, 5).remaining == 1  # ... and a newer one back is not replaced
     assert loaded_version(server.client) == "99.0.0"
+
+
+# --- a limited ACL user --------------------------------------------------------------------
+
+# README's rules for the data the library touches (Redis 6 reads expiries with PTTL).
+DATA = ("+time +type +pttl" if REDIS_62 else "+time +type +pexpiretime") + \
+    " +get +zcard +zcount +zrange +zrangebyscore +zrevrange" \
+    " +set +incr +incrby +bitfield +zadd +zremrangebyscore +del +pexpireat"
+# May call the library and the scripts, and load scripts, but not load functions.
+CALLER = ("" if REDIS_62 else "+fcall +fcall_ro ") + "+evalsha +script|load +command|info"
+
+
+def user_limiter(server, flavour, rules, **kw):
+    """A limiter over a client logged in as a user with these ACL rules (keys rl:*)."""
+    server.client.execute_command("ACL", "SETUSER", "app", "reset", "on", ">pw", "~rl:*", *rules.split())
+    options = {"host": "127.0.0.1", "port": server.port, "username": "app", "password": "pw"}
+    return limiter_over(flavour, lambda: redis.Redis(**options), lambda: redis.asyncio.Redis(**options), **kw)
+
+
+@FUNCTIONS
+def test_a_user_who_may_not_load_functions_calls_the_library_loaded_for_it(start_server, flavour):
+    server = start_server(module=False)
+    server.client.execute_command("FUNCTION", "LOAD", library().text)
+    with user_limiter(server, flavour, f"{CALLER} {DATA}", backend="auto") as limiter:
+        assert [(d.remaining, d.backend) for d in (limiter.slide("rl:k", W, 5), limiter.slide("rl:k", W, 5))] == [
+            (4, "functions"), (3, "functions")]
+
+
+@FUNCTIONS
+def test_the_same_user_without_the_library_uses_the_scripts(start_server, flavour):
+    server = start_server(module=False)
+    with user_limiter(server, flavour, f"{CALLER} {DATA}", backend="auto") as limiter:
+        assert [(d.remaining, d.backend) for d in (limiter.slide("rl:k", W, 5), limiter.slide("rl:k", W, 5))] == [
+            (4, "scripts"), (3, "scripts")]
+    assert server.client.execute_command("FUNCTION", "LIST") == []
+
+
+@FUNCTIONS
+def test_forcing_functions_for_that_user_names_the_missing_rule(start_server, flavour):
+    server = start_server(module=False)
+    with user_limiter(server, flavour, f"{CALLER} {DATA}", backend="functions") as limiter:
+        with pytest.raises(winlimit.MissingPermission, match=r"\+function\|load"):
+            limiter.slide("rl:k", W, 5)
+    assert server.client.exists("rl:k") == 0
+
+
+def test_a_server_that_refuses_time_says_so(start_server, flavour):
+    server = start_server(module=False)
+    with user_limiter(server, flavour, f"{CALLER} {DATA} -time", backend="scripts") as limiter:
+        with pytest.raises(redis.ResponseError, match="refused TIME"):
+            limiter.gcra("rl:k", W, 5)
+    assert server.client.exists("rl:k") == 0
+
+
+# --- a cluster without the module ----------------------------------------------------------
+
+KEYS = [f"user:{i}" for i in range(24)]
+
+
+@pytest.fixture(scope="module")
+def bare_cluster():
+    c = Cluster(masters=3, module=False)
+    yield c
+    c.stop()
+
+
+def test_a_cluster_without_the_module_limits_every_key_and_loads_on_each_primary(bare_cluster, flavour):
+    for node in bare_cluster.nodes:
+        node.client.flushall()
+        node.client.script_flush()
+        if not REDIS_62:
+            node.client.execute_command("FUNCTION", "FLUSH")
+    port = bare_cluster.nodes[0].port
+    with limiter_over(flavour, lambda: redis.cluster.RedisCluster(host="127.0.0.1", port=port),
+                      lambda: redis.asyncio.cluster.RedisCluster(host="127.0.0.1", port=port), backend="auto") as lim:
+        for key in KEYS:
+            assert [(d.allowed, d.remaining) for d in (lim.fixed(key, W, 2), lim.fixed(key, W, 2), lim.fixed(key, W, 2))] == [
+                (True, 1), (True, 0), (False, 0)]
+            assert bare_cluster.owner(key_slot(key.encode())).client.get(key) == b"2"
+        assert lim.slide("another", W, 2).backend == ("scripts" if REDIS_62 else "functions")
+    owners = {bare_cluster.owner(key_slot(k.encode())).port for k in KEYS}
+    assert owners == {n.port for n in bare_cluster.nodes}
+    for node in bare_cluster.nodes:
+        if REDIS_62:
+            assert node.client.script_exists(library().sha) == [True]
+        else:
+            assert node.client.execute_command("FCALL_RO", "winlimit_version", 0).decode() == library().version
