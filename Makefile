@@ -8,7 +8,7 @@ SERVERS := redis-6.0 redis-6.2 redis-7.0 redis-8.0 redis-8.2 valkey-8.0 valkey-8
 # The released module (make dist): linked against glibc 2.17, no debug info.
 RELEASE_SO := $(CURDIR)/target/x86_64-unknown-linux-gnu/dist/libwinlimit.so
 
-.PHONY: all build deps servers test unit itest itest-all $(addprefix itest-,$(SERVERS)) itest-valkey itest-client itest-node node-deps dist itest-dist lint docs run bench bench-instr fuzz clean
+.PHONY: all build deps servers test unit itest itest-all $(addprefix itest-,$(SERVERS)) itest-valkey itest-client lua-clients itest-node node-deps dist itest-dist lint docs run bench bench-instr fuzz clean
 
 all: build
 
@@ -43,13 +43,29 @@ itest-valkey: itest-valkey-8.0
 
 # The Python client (clients/python): every method sync and asyncio, on a server and on a
 # cluster, the header fields, the wheel, mypy --strict, and the ASGI middleware served by a
-# real uvicorn server to a real httpx client.
-itest-client:
+# real uvicorn server to a real httpx client. Then the whole suite again on each backend
+# without the module (WINLIMIT_CLIENT_BACKEND): the Functions library on Debian's Redis 7.0,
+# the scripts on Redis 6.2 and 6.0 (test_package and test_backends, which choose their own
+# servers, once per server).
+CLIENT_SKIP := --ignore=clients/python/tests/test_package.py
+itest-client: lua-clients
 	$(PY) -m pytest -q clients/python/tests
+	WINLIMIT_CLIENT_BACKEND=functions $(PY) -m pytest -q $(CLIENT_SKIP) \
+		--ignore=clients/python/tests/test_backends.py clients/python/tests
+	scripts/fetch-servers.sh redis-6.2 redis-6.0
+	for s in redis-6.2 redis-6.0; do \
+		WINLIMIT_SERVER_BIN=$(CURDIR)/.cache/$$s/bin/server WINLIMIT_CLI_BIN=$(CURDIR)/.cache/$$s/bin/cli \
+		WINLIMIT_CLIENT_BACKEND=scripts $(PY) -m pytest -q $(CLIENT_SKIP) clients/python/tests || exit 1; \
+	done
+
+# The library built into both clients (scripts/embed-lua.py): the Python package's data and
+# the Node package's src/lua.ts, from lua/winlimit.lua.
+lua-clients:
+	python3 scripts/embed-lua.py
 
 # The lint gate (CI runs it before make test): rustfmt, clippy with every warning an error,
 # and mypy --strict on the Python client. rustup adds rustfmt and clippy when missing.
-lint: deps
+lint: deps lua-clients
 	@command -v rustup >/dev/null 2>&1 && rustup component add rustfmt clippy >/dev/null 2>&1 || true
 	cargo fmt --check
 	cargo clippy --all-targets -- -D warnings
