@@ -61,6 +61,7 @@ export class RejectionCache {
       resetAfterMs: Math.max(0, decision.resetAfterMs - whole),
       policies: call.policies,
       cached: true,
+      backend: decision.backend,
     });
   }
 

@@ -4,6 +4,8 @@
  * client's `winlimit._decision`, field for field.
  */
 
+import type { Backend } from "./backend";
+
 /** Whole seconds, rounded up (the draft's fields carry no fractions; rounding down would
  * tell a client to come back too early). */
 export function ceilSeconds(ms: number): number {
@@ -46,6 +48,7 @@ export interface DecisionFields {
   policies?: readonly Policy[];
   waitedMs?: number;
   cached?: boolean;
+  backend?: Backend;
 }
 
 /**
@@ -72,6 +75,9 @@ export class Decision {
   readonly waitedMs: number;
   /** True when the decision came from the limiter's cache of rejections, not from Redis. */
   readonly cached: boolean;
+  /** Which edition of winlimit answered: "module", "functions" (the library, by FCALL) or
+   * "scripts" (EVALSHA). */
+  readonly backend: Backend;
 
   constructor(fields: DecisionFields) {
     this.allowed = fields.allowed;
@@ -82,16 +88,17 @@ export class Decision {
     this.policies = Object.freeze([...(fields.policies ?? [])]);
     this.waitedMs = fields.waitedMs ?? 0;
     this.cached = fields.cached ?? false;
+    this.backend = fields.backend ?? "module";
   }
 
   /** A decision from a command's five-integer reply. */
-  static fromReply(reply: unknown, policies: readonly Policy[]): Decision {
+  static fromReply(reply: unknown, policies: readonly Policy[], backend: Backend = "module"): Decision {
     const fields = Array.isArray(reply) && reply.length === 5 ? reply.map(Number) : [];
     if (fields.length !== 5 || !fields.every(Number.isSafeInteger)) {
       throw new TypeError(`a winlimit reply has five integers, not ${JSON.stringify(reply)}`);
     }
     const [allowed, limit, remaining, retryAfterMs, resetAfterMs] = fields as [number, number, number, number, number];
-    return new Decision({ allowed: allowed === 1, limit, remaining, retryAfterMs, resetAfterMs, policies });
+    return new Decision({ allowed: allowed === 1, limit, remaining, retryAfterMs, resetAfterMs, policies, backend });
   }
 
   /** The binding policy: the one whose quota is the reply's `limit`; of several, the

@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { Limiter } from "winlimit";
+import { sentAs } from "./support/backend.mjs";
 import { redisForFile } from "./support/fixture.mjs";
 
 const W = 60_000;
@@ -11,10 +12,11 @@ const ctx = redisForFile({ library: "ioredis 6", resetStats: true });
 
 const caching = (options = {}) => new Limiter(ctx.connection.client, { cacheRejections: true, ...options });
 
-/** The calls the server has seen of `command` since the last CONFIG RESETSTAT. */
+/** The calls the server has seen of `command` (as the suite's backend sends it) since the
+ * last CONFIG RESETSTAT. */
 async function calls(command) {
   const stats = await ctx.admin.sendCommand(["INFO", "commandstats"]);
-  const line = stats.match(new RegExp(`^cmdstat_${command.toLowerCase()}:calls=(\\d+)`, "m"));
+  const line = stats.match(new RegExp(`^cmdstat_${sentAs(command)}:calls=(\\d+)`, "m"));
   return line ? Number(line[1]) : 0;
 }
 
