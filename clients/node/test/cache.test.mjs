@@ -66,10 +66,13 @@ test("a different cost, option or key reaches Redis; the same command line under
 test("peeks are never answered from the cache, nor stored in it", async () => {
   const limiter = caching();
   await limiter.slide("k", W, 1);
+  // Counted as differences: the scripts send both as EVALSHA.
+  const peeksBefore = await calls("winlimit.slide_ro");
   for (let i = 0; i < 3; i++) assert.equal((await limiter.slide("k", W, 1, { peek: true })).cached, false);
-  assert.equal(await calls("winlimit.slide_ro"), 3);
+  assert.equal((await calls("winlimit.slide_ro")) - peeksBefore, 3);
+  const before = await calls("winlimit.slide");
   assert.equal((await limiter.slide("k", W, 1)).cached, false);
-  assert.equal(await calls("winlimit.slide"), 2);
+  assert.equal((await calls("winlimit.slide")) - before, 1);
 });
 
 test("the cache holds at most cacheSize entries, the oldest dropped first", async () => {

@@ -40,12 +40,15 @@ export function modulePath() {
   return file;
 }
 
-/** Redis 6.x (no Functions, no cluster-port), from the server's --version. */
-export const REDIS_6 = (() => {
+const SERVER_VERSION = (() => {
   const out = spawnSync(SERVER_BIN, ["--version"], { encoding: "utf8" }).stdout ?? "";
-  const major = Number((out.match(/v=(\d+)\./) ?? [])[1]);
-  return !out.includes("Valkey") && !out.includes("valkey") && major < 7;
+  const [major, minor] = (out.match(/v=(\d+)\.(\d+)/) ?? []).slice(1).map(Number);
+  return /valkey/i.test(out) ? [99, 0] : [major, minor];
 })();
+/** Redis 6.x (no Functions, no cluster-port), from the server's --version. */
+export const REDIS_6 = SERVER_VERSION[0] < 7;
+/** Redis 6.0 (no CLIENT PAUSE WRITE, no CLIENT UNPAUSE). */
+export const REDIS_60 = REDIS_6 && SERVER_VERSION[1] < 2;
 
 /** A free port below 55536 whose port + 10000 (Redis 6's cluster bus) is free too. */
 async function freePortWithBus() {
