@@ -84,12 +84,21 @@ itest-dist:
 # The Node client (clients/node): every method over node-redis and ioredis, plain and on a
 # cluster, the shared header cases, Express and Fastify apps on real HTTP servers, and the
 # package as npm packs it; on Debian's Redis 7.0 (the module is the same on every server).
+# Then the whole suite again on each backend without the module (WINLIMIT_CLIENT_BACKEND): the
+# Functions library on Redis 7.0, the scripts on Redis 6.2 and 6.0 (the package test, and
+# the backends test, which chooses its own servers, once per server).
 NODE_SERVER := redis-7.0
+NODE_TESTS := $(patsubst clients/node/%,%,$(wildcard clients/node/test/*.test.mjs))
+NODE_BACKEND_TESTS := $(filter-out test/package.test.mjs,$(NODE_TESTS))
+node_on = cd clients/node && WINLIMIT_SERVER_BIN=$(CURDIR)/.cache/$(1)/bin/server WINLIMIT_CLI_BIN=$(CURDIR)/.cache/$(1)/bin/cli \
+	WINLIMIT_CLIENT_BACKEND=$(2) node --test $(3)
 itest-node: node-deps
-	scripts/fetch-servers.sh $(NODE_SERVER)
+	scripts/fetch-servers.sh $(NODE_SERVER) redis-6.2 redis-6.0
 	cd clients/node && npm run --silent build
-	cd clients/node && WINLIMIT_SERVER_BIN=$(CURDIR)/.cache/$(NODE_SERVER)/bin/server \
-		WINLIMIT_CLI_BIN=$(CURDIR)/.cache/$(NODE_SERVER)/bin/cli node --test test/*.test.mjs
+	$(call node_on,$(NODE_SERVER),module,$(NODE_TESTS))
+	$(call node_on,$(NODE_SERVER),functions,$(filter-out test/backends.test.mjs,$(NODE_BACKEND_TESTS)))
+	$(call node_on,redis-6.2,scripts,$(NODE_BACKEND_TESTS))
+	$(call node_on,redis-6.0,scripts,$(NODE_BACKEND_TESTS))
 
 # Node 20 or later (current node-redis and ioredis need it), and the pinned development
 # dependencies from clients/node/package-lock.json: npm ci, again only when the lock changed.
