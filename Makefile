@@ -8,12 +8,16 @@ SERVERS := redis-6.0 redis-6.2 redis-7.0 redis-8.0 redis-8.2 valkey-8.0 valkey-8
 # The released module (make dist): linked against glibc 2.17, no debug info.
 RELEASE_SO := $(CURDIR)/target/x86_64-unknown-linux-gnu/dist/libwinlimit.so
 
-.PHONY: all build deps servers test unit itest itest-all $(addprefix itest-,$(SERVERS)) itest-valkey itest-client lua-clients itest-node node-deps dist itest-dist lint docs run bench bench-instr fuzz clean
+.PHONY: all build lua deps servers test unit itest itest-all $(addprefix itest-,$(SERVERS)) itest-valkey itest-client lua-clients itest-node node-deps dist itest-dist lint docs run bench bench-instr fuzz clean
 
 all: build
 
-build:
+build: lua
 	cargo build --release
+
+# The Redis 6.x script (no Functions there), built from the library: target/lua/winlimit-script.lua.
+lua:
+	python3 scripts/build-lua.py
 
 deps:
 	scripts/install-deps.sh

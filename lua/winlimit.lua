@@ -33,7 +33,6 @@ local TRIM_FRACTION, TRIM_STEP = 8, 1024
 local MEMBERS_PER_ZADD = 1024
 local MAX_WALK = 4 * (MAX_BUCKETS_PER_WINDOW + 1)
 local NEVER = -1
-local WRONGTYPE = 'WRONGTYPE Operation against a key holding the wrong kind of value'
 
 -- Redis 7.0 runs a library's top level without math (and more): these are bound on the
 -- first call (`bind_globals`), where every library is there.
@@ -176,29 +175,32 @@ end
 
 -- Arguments ---------------------------------------------------------------------------------
 
--- Keyword options: case-insensitive, each at most once.
+-- Keyword options: case-insensitive, each at most once. A cursor over args from `from`.
 local function options(args, from)
-  local o = { args = args, at = from, seen = {} }
-  function o.next_word()
-    local word = o.args[o.at]
-    o.at = o.at + 1
-    return word
+  return { args = args, at = from, seen = {} }
+end
+
+-- The next option word (an iterator: `for word in next_word, o do`).
+local function next_word(o)
+  local word = o.args[o.at]
+  o.at = o.at + 1
+  return word
+end
+
+local function once(o, name)
+  if o.seen[name] then
+    fail("ERR option '" .. name .. "' given more than once")
   end
-  function o.once(name)
-    if o.seen[name] then
-      fail("ERR option '" .. name .. "' given more than once")
-    end
-    o.seen[name] = true
+  o.seen[name] = true
+end
+
+local function value(o, name)
+  once(o, name)
+  local v = next_word(o)
+  if v == nil then
+    fail('ERR ' .. name .. ' needs a value')
   end
-  function o.value(name)
-    o.once(name)
-    local value = o.next_word()
-    if value == nil then
-      fail('ERR ' .. name .. ' needs a value')
-    end
-    return value
-  end
-  return o
+  return v
 end
 
 local function unknown_option(word)
@@ -225,7 +227,7 @@ local function parse_window_ms(value)
 end
 
 -- `window_ms limit [window_ms limit ...]` from args[1]: the pairs shortest window first, and
--- where the options start. max_limit(from) is the bound for the limits.
+-- where the options start. max_limit(args, from) is the bound for the limits.
 local function parse_windows(args, max_limit)
   if #args < 2 then
     range_error('window_ms', 1, MAX_WINDOW_MS)
@@ -250,7 +252,7 @@ local function parse_windows(args, max_limit)
   if #raw > MAX_WINDOWS then
     fail('ERR at most 8 window_ms limit pairs are allowed')
   end
-  local bound = max_limit(i)
+  local bound = max_limit(args, i)
   local windows = {}
   for _, pair in ipairs(raw) do
     local limit = parse_int(pair[2])
@@ -296,31 +298,37 @@ local function server_ms()
   return tonumber(t[1]) * 1000 + floor(tonumber(t[2]) / 1000)
 end
 
-local function key_type(key)
-  local t = call('TYPE', key)
-  return type(t) == 'table' and t.ok or t
+-- A read that checks the key's type on the way: the server's WRONGTYPE error is the module's,
+-- word for word (one call fewer than TYPE first).
+local function typed(...)
+  local reply = redis.pcall(...)
+  if type(reply) == 'table' and reply.err then
+    fail(reply.err)
+  end
+  return reply
 end
 
--- The key's absolute expiry in ms, nil without one. Redis 6.x: PTTL between two clock reads in
--- the same ms, so the sum is the stored time.
-local function expires_at(key)
-  local at
+-- The key's absolute expiry in ms as PEXPIRETIME gives it: -2 no key, -1 no expiry. Redis 6.x:
+-- PTTL between two clock reads in the same ms, so the sum is the stored time.
+local function raw_expiry(key)
   if HAS_EXPIRETIME then
-    at = call('PEXPIRETIME', key)
-  else
-    for _ = 1, 4 do
-      local before = server_ms()
-      local left = call('PTTL', key)
-      at = left < 0 and left or before + left
-      if server_ms() == before then
-        break
-      end
+    return call('PEXPIRETIME', key)
+  end
+  local at
+  for _ = 1, 4 do
+    local before = server_ms()
+    local left = call('PTTL', key)
+    at = left < 0 and left or before + left
+    if server_ms() == before then
+      break
     end
   end
-  if at < 0 then
-    return nil
-  end
   return at
+end
+
+local function expires_at(key)
+  local at = raw_expiry(key)
+  return at >= 0 and at or nil
 end
 
 -- SET key value with an absolute expiry (6.0 has no PXAT: SET, then PEXPIREAT).
@@ -475,11 +483,13 @@ end
 
 -- The log's state for a call: its size, the entries that left the largest window, the newest.
 local function read_log(key, now, cutoff)
-  local stored_expiry = expires_at(key)
-  local log = { expiry = stored_expiry, len = 0, stale = 0 }
-  log.expired = stored_expiry ~= nil and stored_expiry <= now
+  local raw = raw_expiry(key)
+  local log = { expiry = raw >= 0 and raw or nil, len = 0, stale = 0 }
+  if raw == -2 then return log end
+  local len = typed('ZCARD', key)
+  log.expired = log.expiry ~= nil and log.expiry <= now
   if log.expired then return log end
-  log.len = call('ZCARD', key)
+  log.len = len
   if log.len > 0 then
     log.stale = zcount(key, '-inf', fmt(cutoff))
     local newest = call('ZRANGE', key, '-1', '-1', 'WITHSCORES')
@@ -490,8 +500,6 @@ local function read_log(key, now, cutoff)
 end
 
 local function slide_exact(key, req, record)
-  local kind = key_type(key)
-  if kind ~= 'none' and kind ~= 'zset' then fail(WRONGTYPE) end
   local now = server_ms()
   local windows, cost = req.windows, req.cost
   local largest = windows[#windows]
@@ -797,16 +805,16 @@ local function bucket_apply(key, bytes, plan, after, live, view, window_ms)
 end
 
 local function slide_bucketed(key, req, record)
-  local kind = key_type(key)
-  if kind ~= 'none' and kind ~= 'string' then fail(WRONGTYPE) end
+  local raw = raw_expiry(key)
+  -- Read even when expired: another type is WRONGTYPE whatever its expiry, as in the module.
+  local bytes = raw ~= -2 and typed('GET', key) or nil
   local now = server_ms()
   local b, windows, cost = req.bucket_ms, req.windows, req.cost
   local largest = windows[#windows]
-  local stored_expiry = kind == 'string' and expires_at(key) or nil
+  local stored_expiry = raw >= 0 and raw or nil
   local expired = stored_expiry ~= nil and stored_expiry <= now
-  local bytes, h = nil, nil
-  if kind == 'string' and not expired then
-    bytes = call('GET', key)
+  local h = nil
+  if bytes and not expired then
     h = ring_header(bytes)
     if h.bucket_ms ~= b then
       fail('ERR BUCKET ' .. fmt(b) .. ' differs from the BUCKET ' .. fmt(h.bucket_ms) .. ' this key was written with')
@@ -856,21 +864,24 @@ local function parse_bucket_ms(value, windows)
   range_error('BUCKET', least, smallest)
 end
 
+-- With BUCKET among the options a limit may reach 10^12; the exact log's is the default cap.
+local function slide_max_limit(args, from)
+  for i = from, #args do
+    if args[i]:upper() == 'BUCKET' then return MAX_BUCKETED_LIMIT end
+  end
+  return MAX_EXACT_LIMIT
+end
+
 local function parse_slide(args)
-  local windows, from = parse_windows(args, function(from)
-    for i = from, #args do
-      if args[i]:upper() == 'BUCKET' then return MAX_BUCKETED_LIMIT end
-    end
-    return MAX_EXACT_LIMIT
-  end)
+  local windows, from = parse_windows(args, slide_max_limit)
   local req = { windows = windows, cost = 1 }
   local o = options(args, from)
-  for word_ in o.next_word do
+  for word_ in next_word, o do
     local upper = word_:upper()
     if upper == 'COST' then
-      req.cost = parse_cost(o.value('COST'))
+      req.cost = parse_cost(value(o, 'COST'))
     elseif upper == 'BUCKET' then
-      req.bucket_ms = parse_bucket_ms(o.value('BUCKET'), windows)
+      req.bucket_ms = parse_bucket_ms(value(o, 'BUCKET'), windows)
     else
       unknown_option(word_)
     end
@@ -888,19 +899,23 @@ end
 
 -- WINLIMIT.FIXED (src/core/fixed.rs, src/redis/adapters/fixed.rs) -------------------------------
 
+local function fixed_max_limit()
+  return FIXED_MAX_LIMIT
+end
+
 local function parse_fixed(args)
-  local windows, from = parse_windows(args, function() return FIXED_MAX_LIMIT end)
+  local windows, from = parse_windows(args, fixed_max_limit)
   if #windows > 1 then
     fail('ERR WINLIMIT.FIXED takes one window_ms limit pair')
   end
   local req = { window_ms = windows[1].window_ms, limit = windows[1].limit, cost = 1, align = false }
   local o = options(args, from)
-  for word_ in o.next_word do
+  for word_ in next_word, o do
     local upper = word_:upper()
     if upper == 'COST' then
-      req.cost = parse_cost(o.value('COST'))
+      req.cost = parse_cost(value(o, 'COST'))
     elseif upper == 'ALIGN' then
-      o.once('ALIGN')
+      once(o, 'ALIGN')
       req.align = true
     else
       unknown_option(word_)
@@ -911,10 +926,9 @@ end
 
 -- The counter (nil when missing): a canonical non-negative integer, as INCRBY takes it.
 local function read_counter(key)
-  local kind = key_type(key)
-  if kind == 'none' then return nil end
-  if kind ~= 'string' then fail(WRONGTYPE) end
-  local count = parse_int(call('GET', key))
+  local value = typed('GET', key)
+  if not value then return nil end
+  local count = parse_int(value)
   if count == nil or count < 0 then
     fail('ERR value is not an integer or out of range')
   end
@@ -976,12 +990,12 @@ local function parse_gcra(args)
   local req = { period_ms = in_range(args[1], 'period_ms', 1, GCRA_MAX), limit = in_range(args[2], 'limit', 1, GCRA_MAX), cost = 1 }
   local burst
   local o = options(args, 3)
-  for word_ in o.next_word do
+  for word_ in next_word, o do
     local upper = word_:upper()
     if upper == 'BURST' then
-      burst = o.value('BURST')
+      burst = value(o, 'BURST')
     elseif upper == 'COST' then
-      req.cost = parse_cost(o.value('COST'))
+      req.cost = parse_cost(value(o, 'COST'))
     else
       fail("ERR unknown option '" .. printable(word_) .. "'")
     end
@@ -1016,9 +1030,7 @@ end
 
 local function gcra(key, args, record)
   local req = parse_gcra(args)
-  local kind = key_type(key)
-  if kind ~= 'none' and kind ~= 'string' then fail(WRONGTYPE) end
-  local value = kind == 'string' and call('GET', key) or nil
+  local value = typed('GET', key) or nil
   if value then decode_tat(value) end
   local now = server_ms()
   local l, p = req.limit, req.period_ms
@@ -1058,14 +1070,16 @@ local FUNCTIONS = {
 
 -- One call: the module's arity rule (the key and at least two arguments), then the algorithm;
 -- every error is replied as the module words it.
+local function run(entry, keys, args)
+  if #keys ~= 1 or #args < 2 then
+    fail("ERR wrong number of arguments for '" .. entry[1] .. "' command")
+  end
+  return entry[2](keys[1], args, entry[3])
+end
+
 local function serve(entry, keys, args)
   if floor == nil then bind_globals() end
-  local ok, result = pcall(function()
-    if #keys ~= 1 or #args < 2 then
-      fail("ERR wrong number of arguments for '" .. entry[1] .. "' command")
-    end
-    return entry[2](keys[1], args, entry[3])
-  end)
+  local ok, result = pcall(run, entry, keys, args)
   if ok then return result end
   if type(result) == 'table' and (result.winlimit_error or result.err) then
     return redis.error_reply(result.winlimit_error or result.err)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # build-deb.sh SO VERSION OUT_DIR: the Debian package winlimit_VERSION_amd64.deb, built with
 # dpkg-deb from packaging/: the module as /usr/lib/redis/modules/winlimit.so, the docs,
-# copyright and changelog under /usr/share/doc/winlimit/, and examples/winlimit.conf. No
+# copyright and changelog under /usr/share/doc/winlimit/, and examples/winlimit.conf; the
+# Functions library (for servers without the module) as /usr/share/winlimit/winlimit.lua. No
 # maintainer scripts: a server's configuration is its own package's conffile, never ours.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,6 +14,7 @@ doc=$root/usr/share/doc/winlimit
 # Redis refuses a module without execute permission.
 install -D -m 0755 "$so" "$root/usr/lib/redis/modules/winlimit.so"
 install -D -m 0644 README.md "$doc/README.md"
+install -D -m 0644 lua/winlimit.lua "$root/usr/share/winlimit/winlimit.lua"
 install -D -m 0644 packaging/debian/copyright "$doc/copyright"
 install -D -m 0644 packaging/winlimit.conf "$doc/examples/winlimit.conf"
 gzip -9n < CHANGELOG.md > "$doc/changelog.gz"

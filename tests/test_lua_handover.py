@@ -115,3 +115,33 @@ def test_the_exact_logs_expiry_moves_once_per_slack_whichever_edition_recorded(s
 
 def module_call(r, command, key, *args):
     return r.execute_command(command, key, *args)
+
+
+def test_a_gcra_state_written_with_another_limit_reads_alike(server):
+    """A TAT written with one limit (`gcra:<ms>:<rem>:<den>`, den = that limit) is read rounded
+    up by either edition under another limit within the exact range: the same reply and the
+    same new state, whoever wrote it."""
+    r = server.client
+    library = Library(r, scripts=REDIS_62)
+    r.execute_command("MODULE", "LOAD", module_path())
+    checked = 0
+    for writer_limit, reader_limit in [(7, 3), (3, 7), (999_983, 10**6), (10**6, 7), (7, 999_983)]:
+        for writer in ("module", "library"):
+            r.flushall()
+            args = (30 * 86_400_000 // 1000, writer_limit, "BURST", 10)
+            for _ in range(3):
+                (module_call if writer == "module" else library.call)(r, "winlimit.gcra", "tat", *args)
+            for _ in range(10):  # until both run within one ms
+                r.copy("tat", "m")
+                r.copy("tat", "l")
+                pipe = r.pipeline(transaction=False)
+                pipe.time().execute_command("WINLIMIT.GCRA", "m", 86_400, reader_limit, "BURST", 10)
+                pipe.execute_command(*library.args("winlimit.gcra", "l", 86_400, reader_limit, "BURST", 10))
+                pipe.get("m").get("l").time()
+                t0, module_reply, library_reply, m_value, l_value, t1 = pipe.execute()
+                if t0[0] * 1000 + t0[1] // 1000 == t1[0] * 1000 + t1[1] // 1000:
+                    assert (module_reply, m_value) == (library_reply, l_value), (writer_limit, reader_limit)
+                    checked += 1
+                    break
+                r.delete("m", "l")
+    assert checked == 10

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 
+from kit.lua_library import library_text
 from kit.server import RedisServer
 from winbench.config import BENCH_DIR, DEFAULT_MODULE, LUA_DIR, R, TMP
 from winbench.contenders import BUCKET_ARGS, BUCKET_MS, BUCKET_WINDOW_MS, contenders
@@ -64,6 +65,10 @@ TARGETS = [
     Target("SLIDE", 0.85, "REDIS_CELL"),
     Target("SLIDE", 0.22, "LUA_SLIDE"),
     Target("SLIDE_TWO_WINDOWS", 1.15, "SLIDE"),
+    # The library (lua/winlimit.lua, FCALL) does exact work: a little more than naive scripts.
+    Target("LIB_SLIDE", 1.2, "LUA_SLIDE"),
+    Target("LIB_FIXED", 1.5, "LUA_FIXED"),
+    Target("LIB_GCRA", 1.1, "LUA_GCRA_FLOAT"),
 ]
 
 
@@ -77,6 +82,15 @@ SHAPES = {
     "BUCKET_STEADY": ["WINLIMIT.SLIDE", f"bks:{R}", *BUCKET_ARGS],
     "SLIDE": ["WINLIMIT.SLIDE", f"sl:{R}", "600000", "10000"],
     "SLIDE_TWO_WINDOWS": ["WINLIMIT.SLIDE", f"sl2:{R}", "1000", "10000", "600000", "10000"],
+}
+
+
+# The library (FCALL) in the module's shapes, and a float GCRA script in go-redis/redis_rate's
+# form (TIME, GET, SET ... EX) with the same bucket: 100 per 60 s, burst 100.
+LIBRARY_CALLS = {
+    "LIB_SLIDE": ["FCALL", "winlimit_slide", "1", f"lib:sl:{R}", "600000", "10000"],
+    "LIB_FIXED": ["FCALL", "winlimit_fixed", "1", f"lib:fx:{R}", "600000", "1000000000"],
+    "LIB_GCRA": ["FCALL", "winlimit_gcra", "1", f"lib:gc:{R}", "60000", "100"],
 }
 
 
@@ -94,6 +108,8 @@ def calls_of(shas: dict) -> dict[str, tuple[str, list[str]]]:
             out[c.name] = (c.server, c.argv(shas))
         elif c.aof is not None and c.group == "random":
             out[c.name] = (c.server, c.aof.argv(shas))
+    out.update((name, ("main", argv)) for name, argv in LIBRARY_CALLS.items())
+    out["LUA_GCRA_FLOAT"] = ("main", ["EVALSHA", shas["gcra_float"], "1", f"lgf:{R}", "100", "100", "60", "1"])
     return out
 
 
@@ -166,7 +182,9 @@ def measure_once(args: argparse.Namespace) -> dict[str, int]:
     cell = Counted("cell", [(args.cell, [])], args.redis_server, args.redis_benchmark) if args.cell else None
     try:
         shas = {"fixed": main.client.script_load((LUA_DIR / "fixed_window.lua").read_text()),
-                "slide": main.client.script_load((LUA_DIR / "sliding_log.lua").read_text())}
+                "slide": main.client.script_load((LUA_DIR / "sliding_log.lua").read_text()),
+                "gcra_float": main.client.script_load((LUA_DIR / "gcra_float.lua").read_text())}
+        main.client.execute_command("FUNCTION", "LOAD", "REPLACE", library_text())
         totals, servers = {}, {"main": main, "cell": cell}
         for name, (where, argv) in calls_of(shas).items():
             if args.only and name not in args.only and name != "PING":

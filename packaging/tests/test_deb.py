@@ -14,8 +14,9 @@ from kit.server import RedisServer, SERVER_BIN
 
 MODULE = "/usr/lib/redis/modules/winlimit.so"
 DOC = "/usr/share/doc/winlimit"
+LIBRARY = "/usr/share/winlimit/winlimit.lua"
 FILES = [MODULE, f"{DOC}/README.md", f"{DOC}/changelog.gz", f"{DOC}/copyright",
-         f"{DOC}/examples/winlimit.conf"]
+         f"{DOC}/examples/winlimit.conf", LIBRARY]
 
 
 def deb_of(dist, version):
@@ -111,6 +112,20 @@ def test_a_bucketed_window_answers_on_debian_redis(debian_redis):
     """Its reset counts to the end of the bucket the unit was recorded in."""
     *head, reset_after_ms = debian_redis.execute_command("WINLIMIT.SLIDE", "b", 60000, 3, "BUCKET", 1000)
     assert head == [1, 3, 2, 0] and 60000 <= reset_after_ms <= 61000
+
+
+def test_debian_redis_loads_the_installed_library_without_the_module(package, version):
+    """As README has it: redis-cli -x FUNCTION LOAD REPLACE < /usr/share/winlimit/winlimit.lua."""
+    server = RedisServer(module=False)
+    try:
+        with open(LIBRARY, "rb") as f:
+            loaded = subprocess.run(["redis-cli", "-p", str(server.port), "-x", "FUNCTION", "LOAD", "REPLACE"],
+                                    stdin=f, capture_output=True, text=True, check=True)
+        assert loaded.stdout.strip() == "winlimit"
+        assert server.client.fcall("winlimit_version", 0) == version.encode()
+        assert server.client.fcall("winlimit_gcra", 1, "g", 60000, 3) == [1, 3, 2, 0, 20000]
+    finally:
+        server.stop()
 
 
 def test_apt_removes_every_file_again(dist, version, package):

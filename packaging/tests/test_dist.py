@@ -4,6 +4,7 @@ import os
 import subprocess
 import tarfile
 
+from kit.lua_library import library_text
 from kit.server import REPO, RedisServer
 
 
@@ -19,6 +20,7 @@ def test_dist_holds_the_tarball_the_deb_the_wheel_the_sdist_and_the_sums(dist, v
         "SHA256SUMS",
         f"winlimit-{version}-x86_64-linux-gnu.tar.gz",
         f"winlimit_{version}_amd64.deb",
+        f"winlimit-{version}.lua",
         f"winlimit-{version}-py3-none-any.whl",
         f"winlimit-{version}.tar.gz",
     ])
@@ -53,7 +55,8 @@ def test_the_tarball_is_one_folder_with_the_module_and_its_docs(dist, version, t
     folder = unpack_tarball(dist, version, tmp_path)
     assert names_in(tmp_path) == [f"winlimit-{version}"]
     assert names_in(folder) == sorted(["libwinlimit.so", "README.md", "LICENSE", "CHANGELOG.md",
-                                       "redis.conf.example"])
+                                       "redis.conf.example", "winlimit.lua"])
+    assert (folder / "winlimit.lua").read_text() == library_text()
     assert (folder / "LICENSE").read_text().startswith("MIT License")
     assert f"## [{version}]" in (folder / "CHANGELOG.md").read_text()
 
@@ -84,5 +87,20 @@ def test_the_tarball_example_config_loads_the_so_beside_it(dist, version, tmp_pa
     try:
         r = server.client
         assert r.execute_command("WINLIMIT.SLIDE", "k", 60000, 3) == [1, 3, 2, 0, 60000]
+    finally:
+        server.stop()
+
+
+def test_dist_carries_the_library_that_a_server_without_the_module_loads(dist, version):
+    """winlimit-VERSION.lua is lua/winlimit.lua; FUNCTION LOAD takes it, and it answers."""
+    path = os.path.join(dist, f"winlimit-{version}.lua")
+    text = open(path).read()
+    assert text == library_text()
+    server = RedisServer(module=False)
+    try:
+        r = server.client
+        assert r.execute_command("FUNCTION", "LOAD", "REPLACE", text) == b"winlimit"
+        assert r.fcall("winlimit_version", 0) == version.encode()
+        assert r.fcall("winlimit_slide", 1, "k", 60000, 3) == [1, 3, 2, 0, 60000]
     finally:
         server.stop()
