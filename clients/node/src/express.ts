@@ -11,15 +11,16 @@
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Guard, RateLimitOptions } from "./guard";
+import { FIELDS, fieldsOn, merged } from "./styles";
 
-export type { Check, KeyFunction, Logger, RateLimitOptions } from "./guard";
+export type { Check, Handler, KeyFunction, Logger, RateLimitOptions } from "./guard";
 
 /** The request as Express gives it: `ip` is Express's (which honours `trust proxy`). */
 export type ExpressLikeRequest = IncomingMessage & { ip?: string | undefined };
 
 /** A connect-style middleware; `shadowRejections` counts the requests shadow mode let
  * through that it would have rejected. */
-export type Middleware<Req> = ((request: Req, response: ServerResponse, next: (error?: unknown) => void) => void) & {
+export type Middleware<Req, Res extends ServerResponse = ServerResponse> = ((request: Req, response: Res, next: (error?: unknown) => void) => void) & {
   readonly shadowRejections: number;
 };
 
@@ -30,18 +31,33 @@ export function remoteAddress(request: ExpressLikeRequest): string | undefined {
 }
 
 /** A middleware limiting every request it sees. */
-export function rateLimit<Req extends IncomingMessage = ExpressLikeRequest>(options: RateLimitOptions<Req>): Middleware<Req> {
-  const guard = new Guard<Req>(options, remoteAddress as (request: Req) => string | undefined);
-  const middleware = (request: Req, response: ServerResponse, next: (error?: unknown) => void): void => {
+export function rateLimit<Req extends IncomingMessage = ExpressLikeRequest, Res extends ServerResponse = ServerResponse>(
+  options: RateLimitOptions<Req, Res>,
+): Middleware<Req, Res> {
+  const guard = new Guard<Req, Res>(options, remoteAddress as (request: Req) => string | undefined);
+  const middleware = (request: Req, response: Res, next: (error?: unknown) => void): void => {
     guard.decide(request).then((outcome) => {
       if (outcome.kind === "unavailable") return answer(response, 503, "rate limiter unavailable");
       if (outcome.kind === "unlimited") return next();
-      for (const [name, value] of Object.entries(outcome.headers)) response.setHeader(name, value);
-      if (outcome.reject) return answer(response, 429, "Too Many Requests");
-      next();
+      const combined = merged(fieldsOn((name) => response.getHeader(name)), outcome.headers, guard.style);
+      for (const name of FIELDS) response.removeHeader(name);
+      for (const [name, value] of Object.entries(combined)) response.setHeader(name, value);
+      if (!outcome.reject) return next();
+      if (options.handler === undefined) return answer(response, 429, "Too Many Requests");
+      response.statusCode = 429;
+      const handler = options.handler;
+      return Promise.resolve()
+        .then(() => handler(request, response, outcome.decision))
+        .then(
+          () => undefined,
+          (error: unknown) => {
+            response.statusCode = 500; // Express keeps a status of 400 or more for the error's answer
+            next(error);
+          },
+        );
     }, next);
   };
-  return Object.defineProperty(middleware, "shadowRejections", { get: () => guard.shadowRejections, enumerable: true }) as Middleware<Req>;
+  return Object.defineProperty(middleware, "shadowRejections", { get: () => guard.shadowRejections, enumerable: true }) as Middleware<Req, Res>;
 }
 
 function answer(response: ServerResponse, status: number, text: string): void {

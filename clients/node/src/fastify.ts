@@ -12,11 +12,12 @@
 
 import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from "fastify";
 import { Guard, RateLimitOptions } from "./guard";
+import { FIELDS, fieldsOn, merged } from "./styles";
 
-export type { Check, KeyFunction, Logger, RateLimitOptions } from "./guard";
+export type { Check, Handler, KeyFunction, Logger, RateLimitOptions } from "./guard";
 
 /** The plugin's options. */
-export type WinlimitPluginOptions = RateLimitOptions<FastifyRequest>;
+export type WinlimitPluginOptions = RateLimitOptions<FastifyRequest, FastifyReply>;
 
 /** An `onRequest` hook; `shadowRejections` counts the requests shadow mode let through that
  * it would have rejected. */
@@ -26,16 +27,27 @@ export type WinlimitHook = ((request: FastifyRequest, reply: FastifyReply) => Pr
 
 /** The hook that limits each request. */
 export function winlimitHook(options: WinlimitPluginOptions): WinlimitHook {
-  const guard = new Guard<FastifyRequest>(options, (request) => request.ip);
+  const guard = new Guard<FastifyRequest, FastifyReply>(options, (request) => request.ip);
   const hook = async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
     const outcome = await guard.decide(request);
     if (outcome.kind === "unavailable") {
       return reply.code(503).type("text/plain; charset=utf-8").send("rate limiter unavailable");
     }
     if (outcome.kind === "unlimited") return undefined;
-    reply.headers(outcome.headers);
-    if (outcome.reject) return reply.code(429).type("text/plain; charset=utf-8").send("Too Many Requests");
-    return undefined;
+    const combined = merged(fieldsOn((name) => reply.getHeader(name)), outcome.headers, guard.style);
+    for (const name of FIELDS) reply.removeHeader(name);
+    reply.headers(combined);
+    if (!outcome.reject) return undefined;
+    if (options.handler === undefined) return reply.code(429).type("text/plain; charset=utf-8").send("Too Many Requests");
+    reply.code(429);
+    let answered: unknown;
+    try {
+      answered = await options.handler(request, reply, outcome.decision);
+    } catch (error) {
+      reply.code(500); // Fastify keeps a status of 400 or more for the error's answer
+      throw error;
+    }
+    return answered === reply || reply.sent ? reply : reply.send(answered);
   };
   return Object.defineProperty(hook, "shadowRejections", { get: () => guard.shadowRejections, enumerable: true }) as WinlimitHook;
 }

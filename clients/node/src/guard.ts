@@ -8,9 +8,11 @@ import { RedisCallError } from "./errors";
 import type { Limiter } from "./limiter";
 import { addressKey, DEFAULT_IPV6_SUBNET } from "./keys";
 import { ShadowLog } from "./shadow";
+import { checkStyle, DEFAULT_STYLE, fields, HeaderStyle } from "./styles";
 
-/** `check(limiter, key)`: the call that decides, e.g. `(l, key) => l.gcra(key, 60_000, 100)`. */
-export type Check = (limiter: Limiter, key: string) => Promise<Decision>;
+/** `check(limiter, key, request)`: the call that decides, e.g. `(l, key) => l.gcra(key, 60_000, 100)`;
+ * the request lets limits depend on it (a paid tier, say). */
+export type Check<Req = any> = (limiter: Limiter, key: string, request: Req) => Promise<Decision>;
 
 /** `key(request)`: whose limit the request counts against (may be async); `undefined` or
  * `null` leaves the request unlimited, e.g. for health checks. */
@@ -21,11 +23,18 @@ export type KeyFunction<Req> = (request: Req) => string | null | undefined | Pro
 export type Logger = (message: string, level: "error" | "warn") => void;
 
 /** The options of both middleware. */
-export interface RateLimitOptions<Req> {
+/** `handler(request, response, decision)`: answers a rejected request (Express: `res`,
+ * Fastify: `reply`); the rate-limit fields and Retry-After are already set, and the status is
+ * 429, unless it sets its own. */
+export type Handler<Req, Res> = (request: Req, response: Res, decision: Decision) => unknown;
+
+/** The options of both middleware; `Res` is the framework's response (Express's `res`,
+ * Fastify's `reply`). */
+export interface RateLimitOptions<Req, Res = unknown> {
   /** The limiter to call. */
   limiter: Limiter;
   /** The call that decides: any method of the limiter, with any options. */
-  check: Check;
+  check: Check<Req>;
   /** Whose limit a request counts against (default: the client's IP address, an IPv6 one as
    * its network of `ipv6Subnet` bits). */
   key?: KeyFunction<Req>;
@@ -42,6 +51,11 @@ export interface RateLimitOptions<Req> {
   /** Where to log a failed check (default `console.error`) and, in shadow mode, a request
    * let through over the limit (default `console.warn`). */
   logger?: Logger;
+  /** The header fields: `"draft-11"` (default), `"draft-7"`, `"legacy"`, or `null` for none
+   * but Retry-After on a 429. */
+  headers?: HeaderStyle;
+  /** Answers a rejected request instead of the default 429 with a short text. */
+  handler?: Handler<Req, Res>;
   /** Check and count as usual, but let every request through: a rejected one gets the
    * fields as the decision gives them, no 429 and no Retry-After, and is logged at most once
    * per key per retryAfterMs (per policy window when it is -1). Default false. */
@@ -68,23 +82,26 @@ export class CheckTimedOut extends Error {
 }
 
 /** The decision for one request, under the options' failure policy. */
-export class Guard<Req> {
-  private readonly options: RateLimitOptions<Req>;
+export class Guard<Req, Res = unknown> {
+  private readonly options: RateLimitOptions<Req, Res>;
   private readonly key: KeyFunction<Req>;
   private readonly prefix: string;
   private readonly timeoutMs: number | null;
   private readonly logger: Logger;
+  /** The header style of the responses. */
+  readonly style: HeaderStyle;
   /** The requests shadow mode let through that would have been rejected. */
   shadowRejections = 0;
 
   constructor(
-    options: RateLimitOptions<Req>,
+    options: RateLimitOptions<Req, Res>,
     remoteAddress: (request: Req) => string | undefined,
     private readonly shadowLog = new ShadowLog(),
   ) {
     if (options === null || typeof options !== "object") throw new TypeError("rate limit options are required");
     if (options.limiter === undefined) throw new TypeError("the `limiter` option is required");
     if (typeof options.check !== "function") throw new TypeError("the `check` option must be a function");
+    if (options.handler !== undefined && typeof options.handler !== "function") throw new TypeError("the `handler` option must be a function");
     const timeoutMs = options.timeoutMs === undefined ? DEFAULT_TIMEOUT_MS : options.timeoutMs;
     if (timeoutMs !== null && (typeof timeoutMs !== "number" || !(timeoutMs > 0) || !Number.isFinite(timeoutMs))) {
       throw new RangeError(`timeoutMs must be a positive number, not ${String(timeoutMs)}`);
@@ -94,6 +111,7 @@ export class Guard<Req> {
     this.key = options.key ?? byAddress;
     this.prefix = options.prefix ?? DEFAULT_PREFIX;
     this.timeoutMs = timeoutMs;
+    this.style = checkStyle(options.headers === undefined ? DEFAULT_STYLE : options.headers);
     this.logger = options.logger ?? ((message, level) => (level === "warn" ? console.warn : console.error)(message));
   }
 
@@ -106,7 +124,7 @@ export class Guard<Req> {
     const fullKey = this.prefix + key;
     let decision: Decision;
     try {
-      decision = await this.withinTime(this.options.check(this.options.limiter, fullKey));
+      decision = await this.withinTime(this.options.check(this.options.limiter, fullKey, request));
     } catch (error) {
       if (!(error instanceof RedisCallError || error instanceof CheckTimedOut)) throw error;
       return this.failed(fullKey, error);
@@ -116,11 +134,11 @@ export class Guard<Req> {
 
   /** The outcome of a decision: its fields, and a 429 when rejected, unless in shadow mode. */
   judged(key: string, decision: Decision): Outcome {
-    const headers = decision.headers();
+    const headers = fields(decision, this.style);
     if (decision.allowed || this.options.shadow !== true) return { kind: "limited", decision, headers, reject: !decision.allowed };
     this.shadowRejections++;
     delete headers["Retry-After"];
-    const warning = this.shadowLog.warning(key, decision, headers["RateLimit"]);
+    const warning = this.shadowLog.warning(key, decision, decision.headers()["RateLimit"]);
     if (warning !== undefined) this.logger(warning, "warn");
     return { kind: "limited", decision, headers, reject: false };
   }

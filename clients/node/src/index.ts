@@ -15,5 +15,6 @@ export type { DecisionFields, Policy } from "./decision";
 export { MissingPermission, ModuleNotLoaded, RedisCallError } from "./errors";
 export type { Backend, BackendChoice } from "./backend";
 export { ipKey } from "./keys";
+export type { HeaderStyle } from "./styles";
 export type { CallOptions, FixedOptions, GcraOptions, Key, Pair, SlideOptions } from "./commands";
 export type { IoRedisClient, NodeRedisClient, NodeRedisCluster, RedisClient } from "./client";

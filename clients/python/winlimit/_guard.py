@@ -8,13 +8,15 @@ a rejection into letting through, counted and logged.
 
 from __future__ import annotations
 
+import inspect
 import logging
 import threading
 from dataclasses import dataclass, field
-from typing import Dict, Optional
+from typing import Any, Callable, Dict, Optional
 
 from ._decision import Decision
 from ._shadow import ShadowLog, quoted
+from ._styles import DEFAULT_STYLE, check_style, fields
 
 log = logging.getLogger("winlimit")
 
@@ -52,21 +54,33 @@ def check_timeout(timeout: Optional[float]) -> Optional[float]:
     return float(timeout)
 
 
+def takes_request(check: Callable[..., Any]) -> bool:
+    """Whether `check` takes the request as a third argument: `check(limiter, key, request)`
+    rather than `check(limiter, key)`, told apart by its signature."""
+    try:
+        parameters = inspect.signature(check).parameters.values()
+    except (TypeError, ValueError):  # no signature to read: the two-argument form
+        return False
+    positional = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return len(positional) >= 3 or any(p.kind is p.VAR_POSITIONAL for p in parameters)
+
+
 class Guard:
     """The failure policy and shadow mode of one middleware or dependency."""
 
     def __init__(self, prefix: str, fail_open: bool, shadow: bool, timeout: Optional[float] = DEFAULT_TIMEOUT,
-                 shadow_log: Optional[ShadowLog] = None):
+                 headers: Optional[str] = DEFAULT_STYLE, shadow_log: Optional[ShadowLog] = None):
         self.prefix = prefix
         self.fail_open = fail_open
         self.shadow = shadow
         self.timeout = check_timeout(timeout)
+        self.style = check_style(headers)
         self.shadow_rejections = 0
         self._shadow_log = shadow_log or ShadowLog()
         self._lock = threading.Lock()  # WSGI servers call from several threads
 
     def judged(self, key: str, decision: Decision) -> Verdict:
-        headers = decision.headers()
+        headers = fields(decision, self.style)
         if decision.allowed:
             return Verdict(200, headers)
         if not self.shadow:
@@ -74,7 +88,7 @@ class Guard:
         headers.pop("Retry-After", None)
         with self._lock:
             self.shadow_rejections += 1
-            warning = self._shadow_log.warning(key, decision, headers.get("RateLimit"))
+            warning = self._shadow_log.warning(key, decision, decision.headers()["RateLimit"])
         if warning is not None:
             log.warning("%s", warning)
         return Verdict(200, headers)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from typing import Awaitable, Callable, List, Optional, Tuple, Union
+from typing import Awaitable, Callable, Dict, Optional, Tuple, Union, cast
 
 import redis
 from starlette.exceptions import HTTPException
@@ -29,14 +29,22 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ._decision import Decision
-from ._guard import DEFAULT_TIMEOUT, CheckTimedOut, Guard, Verdict
+from ._guard import DEFAULT_TIMEOUT, CheckTimedOut, Guard, Verdict, takes_request
 from ._keys import DEFAULT_IPV6_SUBNET, address_key, check_subnet
+from ._styles import DEFAULT_STYLE, FIELDS, combined, merged
 from .asyncio import Limiter
 
-__all__ = ["Check", "KeyFunc", "RateLimit", "RateLimitMiddleware", "remote_address"]
+__all__ = ["Check", "KeyFunc", "OnReject", "RateLimit", "RateLimitMiddleware", "Rejected", "rejected_handler",
+           "remote_address"]
 
-Check = Callable[[Limiter, str], Awaitable[Decision]]
-"""`check(limiter, key)`: the call that decides, e.g. `lambda l, key: l.gcra(key, 60_000, 100)`."""
+Check = Union[Callable[[Limiter, str], Awaitable[Decision]], Callable[[Limiter, str, Request], Awaitable[Decision]]]
+"""`check(limiter, key)`, or `check(limiter, key, request)` for limits that depend on the
+request (told apart by the signature): the call that decides, plain or async, e.g.
+`lambda l, key: l.gcra(key, 60_000, 100)`."""
+
+OnReject = Callable[[Request, Decision], Union[Response, Awaitable[Response]]]
+"""`on_reject(request, decision)`: the response to a rejected request (may be async); the
+rate-limit fields and Retry-After are added unless it has them."""
 
 KeyFunc = Callable[[Request], Union[Optional[str], Awaitable[Optional[str]]]]
 """`key_func(request)`: whose limit the request counts against (may be async). None leaves the
@@ -53,10 +61,13 @@ class _Guard(Guard):
     """What the middleware and the dependency share: the key, the call, the verdict."""
 
     def __init__(self, limiter: Limiter, check: Check, key_func: KeyFunc, prefix: str, fail_open: bool,
-                 shadow: bool, timeout: Optional[float], ipv6_subnet: int):
-        super().__init__(prefix, fail_open, shadow, timeout)
+                 shadow: bool, timeout: Optional[float], ipv6_subnet: int, headers: Optional[str],
+                 on_reject: Optional[OnReject]):
+        super().__init__(prefix, fail_open, shadow, timeout, headers)
+        self.on_reject = on_reject
         self.limiter = limiter
         self.check = check
+        self.with_request = takes_request(check)
         self.key_func = address_key(remote_address, ipv6_subnet) if key_func is remote_address else key_func
         check_subnet(ipv6_subnet)
 
@@ -70,10 +81,28 @@ class _Guard(Guard):
             return Verdict(200), None
         key = self.prefix + key
         try:
-            decision = await self._within_time(self.check(self.limiter, key))
+            decision = await self._within_time(self._checked(key, request))
         except (redis.RedisError, OSError, CheckTimedOut) as e:
             return self.failed(key, e), None
         return self.judged(key, decision), decision
+
+    def _checked(self, key: str, request: Request) -> Awaitable[Decision]:
+        if self.with_request:
+            return cast(Callable[[Limiter, str, Request], Awaitable[Decision]], self.check)(self.limiter, key, request)
+        return cast(Callable[[Limiter, str], Awaitable[Decision]], self.check)(self.limiter, key)
+
+    async def rejection(self, request: Request, verdict: Verdict, decision: Optional[Decision]) -> Response:
+        """The response to a rejected request: on_reject's, with the fields it lacks, or 429
+        with a short text."""
+        if self.on_reject is None or decision is None:
+            return PlainTextResponse("Too Many Requests", status_code=429, headers=verdict.headers)
+        response = self.on_reject(request, decision)
+        if inspect.isawaitable(response):
+            response = await response
+        for name, value in verdict.headers.items():
+            if name not in response.headers:
+                response.headers[name] = value
+        return response
 
     async def _within_time(self, work: Awaitable[Decision]) -> Decision:
         # Not the client's own timeout: with default settings a stopped server can take
@@ -96,14 +125,18 @@ class RateLimitMiddleware:
     prefix: put before the key (default `"rl:"`); fail_open: let requests through when Redis
     fails (default False: answer 503); shadow: check and count, but let every request through
     (`shadow_rejections` counts those it would have rejected); timeout: seconds to wait for
-    Redis before counting it as failed (default 1.0; None waits as long as the client does).
+    Redis before counting it as failed (default 1.0; None waits as long as the client does);
+    ipv6_subnet: see key_func; headers: the header style ("draft-11", "draft-7", "legacy" or
+    None); on_reject: `on_reject(request, decision)`, the response to a rejected request.
     """
 
     def __init__(self, app: ASGIApp, limiter: Limiter, check: Check, key_func: KeyFunc = remote_address,
                  prefix: str = "rl:", fail_open: bool = False, shadow: bool = False,
-                 timeout: Optional[float] = DEFAULT_TIMEOUT, ipv6_subnet: int = DEFAULT_IPV6_SUBNET):
+                 timeout: Optional[float] = DEFAULT_TIMEOUT, ipv6_subnet: int = DEFAULT_IPV6_SUBNET,
+                 headers: Optional[str] = DEFAULT_STYLE, on_reject: Optional[OnReject] = None):
         self.app = app
-        self.guard = _Guard(limiter, check, key_func, prefix, fail_open, shadow, timeout, ipv6_subnet)
+        self.guard = _Guard(limiter, check, key_func, prefix, fail_open, shadow, timeout, ipv6_subnet, headers,
+                            on_reject)
 
     @property
     def shadow_rejections(self) -> int:
@@ -114,21 +147,24 @@ class RateLimitMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        verdict, _ = await self.guard.decide(Request(scope))
+        request = Request(scope, receive)
+        verdict, decision = await self.guard.decide(request)
         if verdict.status == 503:
             await PlainTextResponse("rate limiter unavailable", status_code=503)(scope, receive, send)
             return
         if verdict.status == 429:
-            await PlainTextResponse("Too Many Requests", status_code=429, headers=verdict.headers)(scope, receive, send)
+            await (await self.guard.rejection(request, verdict, decision))(scope, receive, send)
             return
         if not verdict.headers:
             await self.app(scope, receive, send)
             return
-        fields: List[Tuple[bytes, bytes]] = [(k.lower().encode(), v.encode()) for k, v in verdict.headers.items()]
+        style = self.guard.style
 
         async def send_with_fields(message: Message) -> None:
             if message["type"] == "http.response.start":
-                message = {**message, "headers": [*message.get("headers", []), *fields]}
+                lines = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in message.get("headers", [])]
+                both = combined(lines, verdict.headers, style)
+                message = {**message, "headers": [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in both]}
             await send(message)
 
         await self.app(scope, receive, send_with_fields)
@@ -142,13 +178,17 @@ class RateLimit:
     or as a parameter, `decision: Optional[Decision] = Depends(RateLimit(...))` (None when the
     request was not limited). A rejection raises HTTPException 429 with the header fields;
     an accepted request gets them on its response, unless the route returns a Response
-    object of its own (FastAPI then leaves that response as it is).
+    object of its own (FastAPI then leaves that response as it is). With `on_reject`, it
+    raises `Rejected`, which `app.add_exception_handler(Rejected, rejected_handler)` answers
+    with on_reject's response (without the handler, FastAPI answers it as an HTTPException).
     """
 
     def __init__(self, limiter: Limiter, check: Check, key_func: KeyFunc = remote_address,
                  prefix: str = "rl:", fail_open: bool = False, shadow: bool = False,
-                 timeout: Optional[float] = DEFAULT_TIMEOUT, ipv6_subnet: int = DEFAULT_IPV6_SUBNET):
-        self.guard = _Guard(limiter, check, key_func, prefix, fail_open, shadow, timeout, ipv6_subnet)
+                 timeout: Optional[float] = DEFAULT_TIMEOUT, ipv6_subnet: int = DEFAULT_IPV6_SUBNET,
+                 headers: Optional[str] = DEFAULT_STYLE, on_reject: Optional[OnReject] = None):
+        self.guard = _Guard(limiter, check, key_func, prefix, fail_open, shadow, timeout, ipv6_subnet, headers,
+                            on_reject)
 
     @property
     def shadow_rejections(self) -> int:
@@ -159,7 +199,29 @@ class RateLimit:
         verdict, decision = await self.guard.decide(request)
         if verdict.status == 503:
             raise HTTPException(503, "rate limiter unavailable")
+        if verdict.status == 429 and self.guard.on_reject is not None:
+            raise Rejected(await self.guard.rejection(request, verdict, decision), verdict.headers)
         if verdict.status == 429:
             raise HTTPException(429, "Too Many Requests", headers=verdict.headers)
-        response.headers.update(verdict.headers)
+        on = {name: response.headers[name] for name in FIELDS if name in response.headers}
+        for name in on:
+            del response.headers[name]
+        response.headers.update(merged(on, verdict.headers, self.guard.style))
         return decision
+
+
+class Rejected(HTTPException):
+    """A rejection the dependency's `on_reject` built the response of: `response`. An
+    HTTPException with that status and the rate-limit fields, for apps without the handler."""
+
+    def __init__(self, response: Response, fields: Dict[str, str]):
+        super().__init__(response.status_code, "Too Many Requests", headers=fields)
+        self.response = response
+
+
+async def rejected_handler(request: Request, exc: Exception) -> Response:
+    """The exception handler that sends a `Rejected`'s own response:
+    `app.add_exception_handler(Rejected, rejected_handler)`."""
+    if not isinstance(exc, Rejected):
+        raise exc
+    return exc.response

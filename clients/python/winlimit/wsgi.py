@@ -17,23 +17,30 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextvars
-from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple, Union, cast
 
 import redis
 
 from . import Limiter
 from ._decision import Decision
-from ._guard import DEFAULT_TIMEOUT, CheckTimedOut, Guard
+from ._guard import DEFAULT_TIMEOUT, CheckTimedOut, Guard, takes_request
 from ._keys import DEFAULT_IPV6_SUBNET, address_key, check_subnet
+from ._styles import DEFAULT_STYLE, combined
 
-__all__ = ["Check", "KeyFunc", "RateLimitMiddleware", "remote_address"]
+__all__ = ["Check", "KeyFunc", "OnReject", "RateLimitMiddleware", "remote_address"]
 
 Environ = Dict[str, Any]
 StartResponse = Callable[..., Any]
 WSGIApp = Callable[[Environ, StartResponse], Iterable[bytes]]
 
-Check = Callable[[Limiter, str], Decision]
-"""`check(limiter, key)`: the call that decides, e.g. `lambda l, key: l.gcra(key, 60_000, 100)`."""
+Check = Union[Callable[[Limiter, str], Decision], Callable[[Limiter, str, Environ], Decision]]
+"""`check(limiter, key)`, or `check(limiter, key, environ)` for limits that depend on the
+request (told apart by the signature): the call that decides, e.g.
+`lambda l, key: l.gcra(key, 60_000, 100)`."""
+
+OnReject = Callable[[Environ, Decision], WSGIApp]
+"""`on_reject(environ, decision)`: a WSGI app answering a rejected request (a Flask or Werkzeug
+`Response` is one); the rate-limit fields and Retry-After are added unless it sends them."""
 
 KeyFunc = Callable[[Environ], Optional[str]]
 """`key_func(environ)`: whose limit the request counts against; None leaves it unlimited."""
@@ -52,13 +59,16 @@ class RateLimitMiddleware:
 
     def __init__(self, app: WSGIApp, limiter: Limiter, check: Check, key_func: KeyFunc = remote_address,
                  prefix: str = "rl:", fail_open: bool = False, shadow: bool = False,
-                 timeout: Optional[float] = DEFAULT_TIMEOUT, ipv6_subnet: int = DEFAULT_IPV6_SUBNET):
+                 timeout: Optional[float] = DEFAULT_TIMEOUT, ipv6_subnet: int = DEFAULT_IPV6_SUBNET,
+                 headers: Optional[str] = DEFAULT_STYLE, on_reject: Optional[OnReject] = None):
         self.app = app
+        self.on_reject = on_reject
         self.limiter = limiter
         self.check = check
+        self.with_request = takes_request(check)
         self.key_func = address_key(remote_address, ipv6_subnet) if key_func is remote_address else key_func
         check_subnet(ipv6_subnet)
-        self.guard = Guard(prefix, fail_open, shadow, timeout)
+        self.guard = Guard(prefix, fail_open, shadow, timeout, headers)
         # A sync call cannot be interrupted: with a timeout it runs on a pool thread, and the
         # request stops waiting for it when the time is up (the thread waits on).
         self._pool = concurrent.futures.ThreadPoolExecutor(thread_name_prefix="winlimit") if self.guard.timeout else None
@@ -75,9 +85,13 @@ class RateLimitMiddleware:
             return self.app(environ, start_response)
         key = self.guard.prefix + key
         try:
-            verdict = self.guard.judged(key, self._within_time(key))
+            decision = self._within_time(key, environ)
         except (redis.RedisError, OSError, CheckTimedOut) as e:
             verdict = self.guard.failed(key, e)
+        else:
+            verdict = self.guard.judged(key, decision)
+            if verdict.status == 429 and self.on_reject is not None:
+                return self.on_reject(environ, decision)(environ, _adding_missing(start_response, verdict.headers))
         if verdict.status in REASONS:
             body = b"Too Many Requests" if verdict.status == 429 else b"rate limiter unavailable"
             start_response(REASONS[verdict.status], [("Content-Type", "text/plain; charset=utf-8"),
@@ -86,20 +100,37 @@ class RateLimitMiddleware:
             return [body]
         if not verdict.headers:
             return self.app(environ, start_response)
-        fields = list(verdict.headers.items())
+        added, style = verdict.headers, self.guard.style
 
         def start_with_fields(status: str, headers: List[Tuple[str, str]], *exc_info: Any) -> Any:
-            return start_response(status, [*headers, *fields], *exc_info)
+            return start_response(status, combined(headers, added, style), *exc_info)
 
         return self.app(environ, start_with_fields)
 
-    def _within_time(self, key: str) -> Decision:
+    def _within_time(self, key: str, environ: Environ) -> Decision:
+        """The check's decision, or CheckTimedOut once the timeout has passed."""
         if self._pool is None or self.guard.timeout is None:
-            return self.check(self.limiter, key)
-        future = self._pool.submit(contextvars.copy_context().run, self.check, self.limiter, key)
+            return self._checked(key, environ)
+        future = self._pool.submit(contextvars.copy_context().run, self._checked, key, environ)
         try:
             return future.result(timeout=self.guard.timeout)
         except concurrent.futures.TimeoutError:
             if future.done():
                 raise  # the check's own TimeoutError, not the wait's
             raise CheckTimedOut(self.guard.timeout) from None
+
+
+
+    def _checked(self, key: str, environ: Environ) -> Decision:
+        if self.with_request:
+            return cast(Callable[[Limiter, str, Environ], Decision], self.check)(self.limiter, key, environ)
+        return cast(Callable[[Limiter, str], Decision], self.check)(self.limiter, key)
+
+
+def _adding_missing(start_response: StartResponse, fields: Dict[str, str]) -> StartResponse:
+    """start_response with the rate-limit fields the response does not send itself."""
+    def start(status: str, headers: List[Tuple[str, str]], *exc_info: Any) -> Any:
+        sent = {name.lower() for name, _ in headers}
+        return start_response(status, [*headers, *((k, v) for k, v in fields.items() if k.lower() not in sent)], *exc_info)
+
+    return start
