@@ -1,9 +1,13 @@
 """backend="auto" and the loading rules, on real servers with and without the module: which
 backend answers (INFO commandstats shows every command that reached the server), the library
 and the script loaded again after FUNCTION FLUSH and SCRIPT FLUSH with each unit recorded
-once, an older library replaced and a newer one left alone, a limited ACL user, a server
-that refuses TIME, and a cluster without the module. Sync and asyncio alike (`flavour`)."""
+once, an older library replaced and a newer one left alone, a call that timed out never sent
+again, a limited ACL user, a server that refuses TIME, and a cluster without the module. Sync
+and asyncio alike (`flavour`)."""
 
+import os
+import signal
+import threading
 from collections import Counter
 
 import pytest
@@ -11,7 +15,9 @@ import redis
 import redis.asyncio
 import redis.asyncio.cluster
 import redis.cluster
+from redis.backoff import NoBackoff
 from redis.crc import key_slot
+from redis.retry import Retry
 
 import winlimit
 from winlimit._backend import library
@@ -19,6 +25,7 @@ from winlimit._backend import library
 from conftest import limiter_over
 from kit.cluster import Cluster
 from kit.server import REDIS_62
+from kit.support import wait_until
 
 W = 60_000
 FUNCTIONS = pytest.mark.skipif(REDIS_62, reason="Redis 6.x has no Functions")
@@ -148,6 +155,35 @@ def test_a_newer_library_is_left_alone_and_used(start_server, make_limiter):
     server.client.execute_command("FUNCTION", "LOAD", "REPLACE", _library_of_version("99.0.0"))
     assert limiter.gcra("k", W, 5).remaining == 1  # ... and a newer one back is not replaced
     assert loaded_version(server.client) == "99.0.0"
+
+
+# --- a call whose reply never came ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("backend", ["module", "functions", "scripts"])
+def test_a_call_whose_reply_never_came_is_not_sent_again(start_server, flavour, backend):
+    if backend == "functions" and REDIS_62:
+        pytest.skip("Redis 6.x has no Functions")
+    server = start_server(module=backend == "module")
+    # The client's own retries off: what is tested is that the limiter sends nothing again.
+    options = {"host": "127.0.0.1", "port": server.port, "socket_timeout": 0.2, "retry": Retry(NoBackoff(), 0)}
+    with limiter_over(flavour, lambda: redis.Redis(**options), lambda: redis.asyncio.Redis(**options),
+                      backend=backend) as limiter:
+        limiter.slide("warm-up", W, 5)  # detected and loaded
+        # The call reaches the server's socket unanswered; the server wakes 0.1 s after the
+        # client gave up, in time to answer anything sent again.
+        wake = threading.Timer(0.3, os.kill, (server.pid, signal.SIGCONT))
+        os.kill(server.pid, signal.SIGSTOP)
+        wake.start()
+        try:
+            with pytest.raises(redis.TimeoutError):
+                limiter.slide("k", W, 5)
+        finally:
+            wake.join()
+    # Woken, the server runs the call it had received, once.
+    wait_until(lambda: server.client.zcard("k") == 1, what="the call to run")
+    server.client.ping()
+    assert server.client.zcard("k") == 1
 
 
 # --- a limited ACL user --------------------------------------------------------------------
