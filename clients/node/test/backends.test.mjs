@@ -2,7 +2,8 @@
 // node-redis and ioredis: which backend answers (INFO commandstats shows every command that
 // reached the server), the library and the script loaded again after FUNCTION FLUSH and
 // SCRIPT FLUSH with each unit recorded once, an older library replaced and a newer one left
-// alone, a limited ACL user, a server that refuses TIME, and a cluster without the module.
+// alone, a call that timed out never sent again, a limited ACL user, a server that refuses
+// TIME, and a cluster without the module.
 
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
@@ -170,6 +171,35 @@ for (const [library, lib] of Object.entries(LIBRARIES)) {
     });
   });
 }
+
+describe("a call whose reply never came", () => {
+  for (const backend of ["module", "functions", "scripts"]) {
+    test(`is not sent again (${backend}, ioredis's commandTimeout)`, { skip: backend === "functions" && REDIS_6 && "Redis 6.x has no Functions" }, async () => {
+      const server = await RedisServer.start({ module: backend === "module" });
+      const admin = await adminClient(server.port);
+      const connection = await LIBRARIES["ioredis 6"].plain(server.port, { client: { commandTimeout: 200 } });
+      try {
+        const limiter = new Limiter(connection.client, { backend });
+        await limiter.slide("warm-up", W, 5); // detected and loaded
+        // The call waits in the server's socket; the connection stays open, so anything sent
+        // again would run too once the server wakes.
+        process.kill(server.proc.pid, "SIGSTOP");
+        try {
+          await assert.rejects(limiter.slide("k", W, 5), /timed out/i);
+        } finally {
+          process.kill(server.proc.pid, "SIGCONT");
+        }
+        // The connection's next reply comes after the call's: the server has run it by then.
+        await connection.client.call("PING");
+        assert.equal(await admin.sendCommand(["ZCARD", "k"]), 1);
+      } finally {
+        await connection.close();
+        await admin.close();
+        await server.stop();
+      }
+    });
+  }
+});
 
 describe("a cluster without the module", () => {
   let cluster;
