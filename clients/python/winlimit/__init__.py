@@ -57,8 +57,8 @@ class Limiter:
     `"functions"` (the Functions library, by FCALL, loaded where it is missing), `"scripts"`
     (the same code by EVALSHA, for Redis 6), or `"auto"` (the default): the module where the
     server has it, else the library where the server has Functions, else the scripts, decided
-    once per server (per node of a cluster). The decisions are the same; `decision.backend`
-    says which answered.
+    once per server by each limiter (per node of a cluster). The decisions are the same;
+    `decision.backend` says which answered.
     """
 
     def __init__(self, client: SyncClient, name: str = _commands.DEFAULT_NAME, *,
