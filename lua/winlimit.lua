@@ -72,8 +72,11 @@ end
 -- and digits without a leading zero, within i64. Returns a double, exact below 2^53 and only
 -- compared beyond it; nil when it is not one.
 local function parse_int(s)
-  if s == '0' then
-    return 0
+  -- Mostly: tonumber, and the text is the number's own decimal form (tonumber alone takes
+  -- 0x10, 1e3, " 12", 007 and -0, which format back otherwise).
+  local n = tonumber(s)
+  if n ~= nil and n > -EXACT and n < EXACT and format('%d', n) == s then
+    return n
   end
   if not s:find('^%-?[1-9]%d*$') then
     return nil
@@ -84,6 +87,25 @@ local function parse_int(s)
     return nil
   end
   return tonumber(s)
+end
+
+-- Arguments repeat from call to call (the same window and limit): their integers are kept
+-- (a library's state outlives a call; a script's does not, and gains nothing), at most
+-- ARG_CACHE_SIZE of them, so odd arguments cannot grow it without bound.
+local ARG_CACHE_SIZE = 256
+local arg_cache, arg_cache_len = {}, 0
+
+local function arg_int(s)
+  local n = arg_cache[s]
+  if n ~= nil then
+    return n or nil
+  end
+  n = parse_int(s)
+  if arg_cache_len >= ARG_CACHE_SIZE then
+    arg_cache, arg_cache_len = {}, 0
+  end
+  arg_cache[s], arg_cache_len = n or false, arg_cache_len + 1
+  return n
 end
 
 local function looks_like_integer(s)
@@ -177,11 +199,13 @@ end
 
 -- Keyword options: case-insensitive, each at most once. A cursor over args from `from`.
 local function options(args, from)
+  if args[from] == nil then return nil end -- none: the common call allocates nothing
   return { args = args, at = from, seen = {} }
 end
 
 -- The next option word (an iterator: `for word in next_word, o do`).
 local function next_word(o)
+  if o == nil then return nil end
   local word = o.args[o.at]
   o.at = o.at + 1
   return word
@@ -210,8 +234,20 @@ local function unknown_option(word)
   fail("ERR unknown option '" .. printable(word) .. "'")
 end
 
+-- The options after the pairs: handlers[WORD](o, req) for each known word (any case), refuse(word)
+-- for any other.
+local function parse_options(args, from, req, handlers, refuse)
+  local o = options(args, from)
+  for word_ in next_word, o do
+    local handle = handlers[word_:upper()]
+    if handle == nil then refuse(word_) end
+    handle(o, req)
+  end
+  return req
+end
+
 local function parse_cost(value)
-  local cost = parse_int(value)
+  local cost = arg_int(value)
   if cost == nil or cost < 1 then
     fail('ERR COST must be a positive integer')
   end
@@ -219,7 +255,7 @@ local function parse_cost(value)
 end
 
 local function parse_window_ms(value)
-  local w = parse_int(value)
+  local w = arg_int(value)
   if w == nil or w < 1 or w > MAX_WINDOW_MS then
     range_error('window_ms', 1, MAX_WINDOW_MS)
   end
@@ -229,6 +265,14 @@ end
 -- `window_ms limit [window_ms limit ...]` from args[1]: the pairs shortest window first, and
 -- where the options start. max_limit(args, from) is the bound for the limits.
 local function parse_windows(args, max_limit)
+  if args[3] == nil and args[2] ~= nil then -- one pair, no options: the common call
+    local w = parse_window_ms(args[1])
+    local limit, bound = arg_int(args[2]), max_limit(args, 3)
+    if limit == nil or limit < 0 or limit > bound then
+      range_error('limit', 0, bound)
+    end
+    return { { window_ms = w, limit = limit } }, 3
+  end
   if #args < 2 then
     range_error('window_ms', 1, MAX_WINDOW_MS)
   end
@@ -255,7 +299,7 @@ local function parse_windows(args, max_limit)
   local bound = max_limit(args, i)
   local windows = {}
   for _, pair in ipairs(raw) do
-    local limit = parse_int(pair[2])
+    local limit = arg_int(pair[2])
     if limit == nil or limit < 0 or limit > bound then
       range_error('limit', 0, bound)
     end
@@ -287,15 +331,15 @@ local function call(...)
   return redis.call(...)
 end
 
--- The server's clock in ms; never the application's.
+-- The server's clock in ms; never the application's. (TIME's fields are decimal text, which
+-- Lua's arithmetic reads as numbers.)
 local function server_ms()
-  local ok, t = pcall(redis.call, 'TIME')
-  if not ok then
-    local why = type(t) == 'table' and (t.err or '') or tostring(t)
+  local t = redis.pcall('TIME')
+  if t.err then
     fail('ERR winlimit needs the server clock and this server refused TIME inside the library ('
-      .. why .. '); it never falls back to the application clock')
+      .. t.err .. '); it never falls back to the application clock')
   end
-  return tonumber(t[1]) * 1000 + floor(tonumber(t[2]) / 1000)
+  return t[1] * 1000 + floor(t[2] / 1000)
 end
 
 -- A read that checks the key's type on the way: the server's WRONGTYPE error is the module's,
@@ -403,6 +447,29 @@ local function all_room(pairs)
   return true
 end
 
+-- A shorter window that surely has room, and at least as much left as the largest pair, cannot
+-- be the one the reply describes (ties go to the longer window): its exact count changes
+-- nothing, so it is not counted. Nil when it must be.
+local function surely_not_binding(window, cost, is_largest, counted_in_largest, largest_remaining)
+  local limit = window.limit
+  if not is_largest and counted_in_largest + cost <= limit and limit - counted_in_largest >= largest_remaining then
+    return { limit = limit, remaining = limit - counted_in_largest, wait_ms = 0 }
+  end
+  return nil
+end
+
+-- A pair's answer once its count is known; room_wait(...) is asked only when the cost fits the
+-- limit but not the room left now.
+local function pair_answer(limit, counted, cost, room_wait, ...)
+  local wait = 0
+  if cost > limit then
+    wait = NEVER
+  elseif counted + cost > limit then
+    wait = room_wait(...)
+  end
+  return { limit = limit, remaining = remaining(limit, counted), wait_ms = wait }
+end
+
 -- WINLIMIT.SLIDE: the exact log (src/core/slide.rs, src/redis/adapters/slide.rs) ------------
 
 -- A stored score as whole ms: rounded up.
@@ -431,14 +498,29 @@ local function next_member(member)
   return MEMBER_FIRST
 end
 
+-- When room appears for `cost` more: once the entry `limit - cost` places from the newest
+-- leaves, reached from whichever end is nearer (from the oldest only in the largest window,
+-- whose count is exact).
+local function slide_room_wait(key, now, window, cost, counted, is_largest, cutoff)
+  local limit = window.limit
+  local from_oldest = counted + cost - limit - 1
+  local from_newest = limit - cost
+  local freeing
+  if is_largest and from_oldest <= from_newest then
+    freeing = score_at(call('ZRANGEBYSCORE', key, '(' .. fmt(cutoff), '+inf', 'WITHSCORES', 'LIMIT', fmt(from_oldest), '1'))
+  else
+    freeing = score_at(call('ZREVRANGE', key, fmt(from_newest), fmt(from_newest), 'WITHSCORES'))
+  end
+  return freeing and max(exact(freeing + window.window_ms - now, 'a score of this key'), 1) or window.window_ms
+end
+
 -- One pair's answer before anything is recorded (slide.rs `check`).
 local function slide_check(key, now, window, cost, largest_ms, counted_in_largest, largest_remaining)
   local is_largest = window.window_ms == largest_ms
+  local skipped = surely_not_binding(window, cost, is_largest, counted_in_largest, largest_remaining)
+  if skipped then return skipped end
   local limit = window.limit
   local cutoff = now - window.window_ms
-  if not is_largest and counted_in_largest + cost <= limit and limit - counted_in_largest >= largest_remaining then
-    return { limit = limit, remaining = limit - counted_in_largest, wait_ms = 0 }
-  end
   local counted = counted_in_largest
   if not is_largest and counted_in_largest > 0 then
     local largest_cutoff = now - largest_ms
@@ -446,23 +528,7 @@ local function slide_check(key, now, window, cost, largest_ms, counted_in_larges
       counted = min(zcount(key, '(' .. fmt(cutoff), '+inf'), limit + 1)
     end
   end
-  local wait
-  if cost > limit then
-    wait = NEVER
-  elseif counted + cost <= limit then
-    wait = 0
-  else
-    local from_oldest = counted + cost - limit - 1
-    local from_newest = limit - cost
-    local freeing
-    if is_largest and from_oldest <= from_newest then
-      freeing = score_at(call('ZRANGEBYSCORE', key, '(' .. fmt(cutoff), '+inf', 'WITHSCORES', 'LIMIT', fmt(from_oldest), '1'))
-    else
-      freeing = score_at(call('ZREVRANGE', key, fmt(from_newest), fmt(from_newest), 'WITHSCORES'))
-    end
-    wait = freeing and max(exact(freeing + window.window_ms - now, 'a score of this key'), 1) or window.window_ms
-  end
-  return { limit = limit, remaining = remaining(limit, counted), wait_ms = wait }
+  return pair_answer(limit, counted, cost, slide_room_wait, key, now, window, cost, counted, is_largest, cutoff)
 end
 
 -- ZADD `count` new members at `score`: from `first`, each the next in the sequence, skipping
@@ -666,17 +732,29 @@ local function bucket_sum(view, from, to, b)
   return total
 end
 
+-- When room appears for `cost` more: buckets leave oldest first, and the one whose departure
+-- frees enough room decides.
+local function bucket_room_wait(view, now, window, cost, counted, first, h, b)
+  local need, freed, freeing = counted + cost - window.limit, 0, first
+  local to = h and h.newest or first
+  for i = 0, walk_steps(first, to, b) - 1 do
+    freeing = first + i * b
+    freed = freed + view.units(freeing)
+    if freed >= need then break end
+  end
+  return max(freeing + b - 1 + window.window_ms - now, 1)
+end
+
 -- One pair's answer before anything is recorded (bucketed.rs `check`).
 local function bucket_check(now, window, cost, b, largest_ms, counted_in_largest, largest_remaining, h, view)
-  local limit = window.limit
-  if window.window_ms ~= largest_ms and counted_in_largest + cost <= limit and limit - counted_in_largest >= largest_remaining then
-    return { limit = limit, remaining = limit - counted_in_largest, wait_ms = 0 }
-  end
+  local is_largest = window.window_ms == largest_ms
+  local skipped = surely_not_binding(window, cost, is_largest, counted_in_largest, largest_remaining)
+  if skipped then return skipped end
   local first = first_counted(now, window.window_ms, b)
   local counted = 0
   if h == nil then
     counted = 0
-  elseif window.window_ms == largest_ms or counted_in_largest == 0 then
+  elseif is_largest or counted_in_largest == 0 then
     counted = counted_in_largest
   elseif h.newest >= first then
     local first_in_largest = max(first_counted(now, largest_ms, b), h.oldest)
@@ -688,22 +766,7 @@ local function bucket_check(now, window, cost, b, largest_ms, counted_in_largest
       counted = counted_in_largest - bucket_sum(view, first_in_largest, first - b, b)
     end
   end
-  local wait
-  if cost > limit then
-    wait = NEVER
-  elseif counted + cost <= limit then
-    wait = 0
-  else
-    local need, freed, freeing = counted + cost - limit, 0, first
-    local to = h and h.newest or first
-    for i = 0, walk_steps(first, to, b) - 1 do
-      freeing = first + i * b
-      freed = freed + view.units(freeing)
-      if freed >= need then break end
-    end
-    wait = max(freeing + b - 1 + window.window_ms - now, 1)
-  end
-  return { limit = limit, remaining = remaining(limit, counted), wait_ms = wait }
+  return pair_answer(window.limit, counted, cost, bucket_room_wait, view, now, window, cost, counted, first, h, b)
 end
 
 -- The units that count in the largest window: the running total less what left it.
@@ -852,7 +915,7 @@ end
 -- BUCKET b: 1..smallest window, and the largest window spans at most 1,000 buckets.
 local function parse_bucket_ms(value, windows)
   local smallest, largest = windows[1].window_ms, windows[#windows].window_ms
-  local b = parse_int(value)
+  local b = arg_int(value)
   if b ~= nil and b >= 1 and b <= smallest and idiv(largest + b - 1, b) <= MAX_BUCKETS_PER_WINDOW then
     return b
   end
@@ -872,21 +935,14 @@ local function slide_max_limit(args, from)
   return MAX_EXACT_LIMIT
 end
 
+local SLIDE_OPTIONS = {
+  COST = function(o, req) req.cost = parse_cost(value(o, 'COST')) end,
+  BUCKET = function(o, req) req.bucket_ms = parse_bucket_ms(value(o, 'BUCKET'), req.windows) end,
+}
+
 local function parse_slide(args)
   local windows, from = parse_windows(args, slide_max_limit)
-  local req = { windows = windows, cost = 1 }
-  local o = options(args, from)
-  for word_ in next_word, o do
-    local upper = word_:upper()
-    if upper == 'COST' then
-      req.cost = parse_cost(value(o, 'COST'))
-    elseif upper == 'BUCKET' then
-      req.bucket_ms = parse_bucket_ms(value(o, 'BUCKET'), windows)
-    else
-      unknown_option(word_)
-    end
-  end
-  return req
+  return parse_options(args, from, { windows = windows, cost = 1 }, SLIDE_OPTIONS, unknown_option)
 end
 
 local function slide(key, args, record)
@@ -903,25 +959,21 @@ local function fixed_max_limit()
   return FIXED_MAX_LIMIT
 end
 
+local FIXED_OPTIONS = {
+  COST = SLIDE_OPTIONS.COST,
+  ALIGN = function(o, req)
+    once(o, 'ALIGN')
+    req.align = true
+  end,
+}
+
 local function parse_fixed(args)
   local windows, from = parse_windows(args, fixed_max_limit)
   if #windows > 1 then
     fail('ERR WINLIMIT.FIXED takes one window_ms limit pair')
   end
   local req = { window_ms = windows[1].window_ms, limit = windows[1].limit, cost = 1, align = false }
-  local o = options(args, from)
-  for word_ in next_word, o do
-    local upper = word_:upper()
-    if upper == 'COST' then
-      req.cost = parse_cost(value(o, 'COST'))
-    elseif upper == 'ALIGN' then
-      once(o, 'ALIGN')
-      req.align = true
-    else
-      unknown_option(word_)
-    end
-  end
-  return req
+  return parse_options(args, from, req, FIXED_OPTIONS, unknown_option)
 end
 
 -- The counter (nil when missing): a canonical non-negative integer, as INCRBY takes it.
@@ -974,7 +1026,7 @@ end
 -- WINLIMIT.GCRA (src/core/gcra.rs, src/redis/adapters/gcra.rs) ------------------------------
 
 local function in_range(value, name, lo, hi)
-  local v = parse_int(value)
+  local v = arg_int(value)
   if v == nil or v < lo or v > hi then range_error(name, lo, hi) end
   return v
 end
@@ -982,26 +1034,26 @@ end
 -- min(10^12 * limit / period_ms, 10^12), rounded down, exactly: a full refill within 10^12 ms.
 local function max_burst(limit, period_ms)
   if limit >= period_ms then return GCRA_MAX end
+  if limit * GCRA_MAX < EXACT then return idiv(limit * GCRA_MAX, period_ms) end
   return (mul_div(limit, GCRA_MAX, period_ms))
+end
+
+local GCRA_OPTIONS = {
+  BURST = function(o, req) req.burst = value(o, 'BURST') end, -- checked once the limit is known
+  COST = SLIDE_OPTIONS.COST,
+}
+
+-- GCRA takes no pairs: every other word is an unknown option.
+local function unknown_word(word)
+  fail("ERR unknown option '" .. printable(word) .. "'")
 end
 
 local function parse_gcra(args)
   if #args < 2 then range_error('period_ms', 1, MAX_WINDOW_MS) end
   local req = { period_ms = in_range(args[1], 'period_ms', 1, GCRA_MAX), limit = in_range(args[2], 'limit', 1, GCRA_MAX), cost = 1 }
-  local burst
-  local o = options(args, 3)
-  for word_ in next_word, o do
-    local upper = word_:upper()
-    if upper == 'BURST' then
-      burst = value(o, 'BURST')
-    elseif upper == 'COST' then
-      req.cost = parse_cost(value(o, 'COST'))
-    else
-      fail("ERR unknown option '" .. printable(word_) .. "'")
-    end
-  end
-  local most = max_burst(req.limit, req.period_ms)
-  req.burst = burst and in_range(burst, 'BURST', 1, most) or min(req.limit, most)
+  parse_options(args, 3, req, GCRA_OPTIONS, unknown_word)
+  -- Without BURST, the limit: a full refill of `limit` units takes period_ms <= 10^12 ms.
+  req.burst = req.burst and in_range(req.burst, 'BURST', 1, max_burst(req.limit, req.period_ms)) or req.limit
   return req
 end
 
@@ -1017,8 +1069,7 @@ end
 
 -- How far the TAT lies ahead of now, in units of 1 / limit ms (0 when it has passed); a TAT
 -- written with another limit is rounded up, as the module reads it.
-local function debt_of(value, now, l)
-  local ms, rem, den = decode_tat(value)
+local function debt_of(ms, rem, den, now, l)
   if ms < now then return 0 end
   local part = rem
   if den ~= l then
@@ -1031,11 +1082,12 @@ end
 local function gcra(key, args, record)
   local req = parse_gcra(args)
   local value = typed('GET', key) or nil
-  if value then decode_tat(value) end
+  local ms, rem, den
+  if value then ms, rem, den = decode_tat(value) end
   local now = server_ms()
   local l, p = req.limit, req.period_ms
   local capacity = exact(req.burst * p, 'BURST * period_ms')
-  local debt = value and debt_of(value, now, l) or 0
+  local debt = value and debt_of(ms, rem, den, now, l) or 0
   local function whole_units(d)
     return min(idiv(max(capacity - d, 0), p), req.burst)
   end
