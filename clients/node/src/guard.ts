@@ -6,6 +6,7 @@
 import type { Decision } from "./decision";
 import { RedisCallError } from "./errors";
 import type { Limiter } from "./limiter";
+import { decided, MetricsSink } from "./counting";
 import { addressKey, DEFAULT_IPV6_SUBNET } from "./keys";
 import { ShadowLog } from "./shadow";
 import { checkStyle, DEFAULT_STYLE, fields, HeaderStyle } from "./styles";
@@ -54,6 +55,8 @@ export interface RateLimitOptions<Req, Res = unknown> {
   /** The header fields: `"draft-11"` (default), `"draft-7"`, `"legacy"`, or `null` for none
    * but Retry-After on a 429. */
   headers?: HeaderStyle;
+  /** Counts each request's decision: a `Metrics` from winlimit/metrics. */
+  metrics?: MetricsSink;
   /** Answers a rejected request instead of the default 429 with a short text. */
   handler?: Handler<Req, Res>;
   /** Check and count as usual, but let every request through: a rejected one gets the
@@ -123,17 +126,20 @@ export class Guard<Req, Res = unknown> {
     if (key === undefined || key === null) return { kind: "unlimited" };
     const fullKey = this.prefix + key;
     let decision: Decision;
+    const started = performance.now();
     try {
       decision = await this.withinTime(this.options.check(this.options.limiter, fullKey, request));
     } catch (error) {
       if (!(error instanceof RedisCallError || error instanceof CheckTimedOut)) throw error;
       return this.failed(fullKey, error);
     }
-    return this.judged(fullKey, decision);
+    return this.judged(fullKey, decision, started);
   }
 
   /** The outcome of a decision: its fields, and a 429 when rejected, unless in shadow mode. */
-  judged(key: string, decision: Decision): Outcome {
+  judged(key: string, decision: Decision, startedMs?: number): Outcome {
+    const shadowed = this.options.shadow === true && !decision.allowed;
+    decided(this.options.metrics, decision, startedMs, shadowed);
     const headers = fields(decision, this.style);
     if (decision.allowed || this.options.shadow !== true) return { kind: "limited", decision, headers, reject: !decision.allowed };
     this.shadowRejections++;
@@ -146,6 +152,7 @@ export class Guard<Req, Res = unknown> {
   /** The outcome when Redis failed or gave no answer in time: 503, or through when failing
    * open. One line, no stack: an outage would print one per request. */
   failed(key: string, error: RedisCallError | CheckTimedOut): Outcome {
+    this.options.metrics?.failed(this.options.limiter.name);
     const failOpen = this.options.failOpen === true;
     const cause = error.cause instanceof Error ? error.cause : error;
     this.logger(

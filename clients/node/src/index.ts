@@ -16,5 +16,6 @@ export { MissingPermission, ModuleNotLoaded, RedisCallError } from "./errors";
 export type { Backend, BackendChoice } from "./backend";
 export { ipKey } from "./keys";
 export type { HeaderStyle } from "./styles";
+export type { MetricsSink } from "./counting";
 export type { CallOptions, FixedOptions, GcraOptions, Key, Pair, SlideOptions } from "./commands";
 export type { IoRedisClient, NodeRedisClient, NodeRedisCluster, RedisClient } from "./client";

@@ -1,6 +1,7 @@
 /** The limiter: one method per winlimit command, each resolving to a Decision. */
 
 import { DEFAULT_CACHE_SIZE, RejectionCache } from "./cache";
+import { decided, MetricsSink } from "./counting";
 import * as commands from "./commands";
 import type { Call, FixedOptions, GcraOptions, Key, Pair, SlideOptions } from "./commands";
 import { Decision } from "./decision";
@@ -24,6 +25,8 @@ export interface LimiterOptions {
    * else the library where the server has Functions, else the scripts, decided once per
    * server (per node of a cluster). `decision.backend` says which answered. */
   backend?: BackendChoice;
+  /** Counts every call's decision: a `Metrics` from winlimit/metrics. */
+  metrics?: MetricsSink;
 }
 
 /**
@@ -41,6 +44,7 @@ export class Limiter {
   private readonly channel: Channel;
   private readonly backends: Backends;
   private readonly cache: RejectionCache | undefined;
+  private readonly metrics: MetricsSink | undefined;
 
   constructor(client: RedisClient, options: LimiterOptions = {}) {
     this.channel = channel(client);
@@ -52,6 +56,7 @@ export class Limiter {
     const size = options.cacheSize ?? DEFAULT_CACHE_SIZE;
     if (!Number.isSafeInteger(size) || size < 1) throw new RangeError(`cacheSize must be a positive integer, not ${String(size)}`);
     this.cache = options.cacheRejections ? new RejectionCache(size) : undefined;
+    this.metrics = options.metrics;
   }
 
   /** WINLIMIT.SLIDE: `slide(key, 60_000, 100)`, or several windows at once:
@@ -109,16 +114,18 @@ export class Limiter {
 
   private async once(call: Call): Promise<Decision> {
     const cached = this.cache?.answer(call);
-    if (cached !== undefined) return cached;
+    if (cached !== undefined) return decided(this.metrics, cached);
+    const started = performance.now();
     let answer: Awaited<ReturnType<Backends["answer"]>>;
     try {
       answer = await this.backends.answer(call);
     } catch (error) {
+      this.metrics?.failed(call.policies[0]?.name ?? this.name);
       throw error instanceof RedisCallError ? error : redisCallError(error);
     }
     const decision = Decision.fromReply(answer[0], call.policies, answer[1]);
     this.cache?.remember(call, decision);
-    return decision;
+    return decided(this.metrics, decision, started);
   }
 }
 

@@ -45,7 +45,7 @@ after(async () => {
 
 test("the tarball holds the build, both entries and their types, and no sources or tests", () => {
   const files = tarball.files.map((f) => f.path).sort();
-  for (const entry of ["index", "express", "fastify"]) {
+  for (const entry of ["index", "express", "fastify", "metrics"]) {
     for (const ext of [".js", ".mjs", ".d.ts", ".d.mts"]) assert.ok(files.includes(`dist/${entry}${ext}`), `dist/${entry}${ext}`);
   }
   assert.ok(files.includes("README.md") && files.includes("package.json"));

@@ -3,8 +3,9 @@
 // does not list. The Python client's tests read the same file (test_spec_commands.py).
 
 import assert from "node:assert/strict";
-import { test } from "node:test";
+import { describe, test } from "node:test";
 import { Limiter } from "winlimit";
+import { RedisServer, adminClient } from "./support/servers.mjs";
 import { COMMANDS, build, camel } from "./support/spec.mjs";
 
 for (const c of COMMANDS.cases) {
@@ -44,3 +45,21 @@ for (const method of COMMANDS.unknown_methods) {
     assert.throws(() => build({ method, args: ["k", 60_000, 10], options: {} }), /lists no method/);
   });
 }
+
+describe("against the module", () => {
+
+  test("every WINLIMIT command of the server is a spec method or its peek", async () => {
+    // COMMAND lists what the loaded module registers: a command no spec method sends would be
+    // a command neither client has, and a spec command the server lacks a stale spec.
+    // A server with the module whatever the suite's backend.
+    const server = await RedisServer.start({ module: true });
+    const admin = await adminClient(server.port);
+    const all = await admin.sendCommand(["COMMAND"]).finally(async () => {
+      await admin.close();
+      await server.stop();
+    });
+    const served = new Set(all.map((info) => String(info[0]).toUpperCase()).filter((name) => name.startsWith("WINLIMIT.")));
+    const sent = Object.values(COMMANDS.methods).map((m) => m.command);
+    assert.deepEqual([...served].sort(), [...sent, ...sent.map((c) => `${c}_RO`)].sort());
+  });
+});

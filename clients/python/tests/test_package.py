@@ -52,13 +52,14 @@ def _script_from(library):
     return module.script_from(library)
 
 
-def test_the_wheel_depends_on_redis_alone_and_starlette_with_asgi(wheel):
+def test_the_wheel_depends_on_redis_alone_starlette_with_asgi_and_prometheus_with_metrics(wheel):
     [metadata] = [n for n in wheel.namelist() if n.endswith(".dist-info/METADATA")]
     requires = email.message_from_bytes(wheel.read(metadata)).get_all("Requires-Dist")
     core = [req for req in requires if "extra ==" not in req]
     extra = [req for req in requires if "extra ==" in req]
     assert [req.split(">")[0].strip() for req in core] == ["redis"]
-    assert len(extra) == 1 and extra[0].startswith("starlette") and 'extra == "asgi"' in extra[0]
+    assert [(req.split(">")[0].strip(), req.split("extra ==")[1].strip()) for req in sorted(extra)] == [
+        ("prometheus-client", '"metrics"'), ("starlette", '"asgi"')]
 
 
 USER_CODE = '''
@@ -72,6 +73,20 @@ def sync_calls() -> int:
     d: winlimit.Decision = limiter.slide("k", [(1000, 10), (60000, 100)], bucket=100)
     headers: dict[str, str] = cluster.gcra("k", 60000, 10, burst=3).headers()
     return d.remaining + len(headers)
+
+def middleware_options() -> bool:
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse
+
+    async def by_tier(lim: winlimit.asyncio.Limiter, key: str, request: Request) -> winlimit.Decision:
+        return await lim.fixed(key, 60000, 1000 if request.headers.get("x-tier") == "paid" else 100)
+
+    def too_many(request: Request, d: winlimit.Decision) -> JSONResponse:
+        return JSONResponse({"retry_after_ms": d.retry_after_ms}, status_code=429)
+
+    limiter = winlimit.asyncio.Limiter(redis.asyncio.Redis())
+    RateLimit(limiter, by_tier, headers="legacy", ipv6_subnet=56, on_reject=too_many, timeout=0.5)
+    return winlimit.Limiter(redis.Redis()).reset(winlimit.ip_key("2001:db8::1"))
 
 async def async_calls() -> bool:
     limiter = winlimit.asyncio.Limiter(redis.asyncio.Redis())

@@ -5,15 +5,9 @@ with a real httpx client over a real redis-server."""
 
 import functools
 
-import flask
 import pytest
-from fastapi import Depends, FastAPI
-from starlette.applications import Starlette
-from starlette.routing import Route
 
-import test_asgi
-import test_wsgi
-from winlimit import asgi, wsgi
+from apps import served
 from winlimit._guard import takes_request
 
 W = 60_000
@@ -34,46 +28,19 @@ def wsgi_tiered(lim, key, environ):
     return lim.fixed(key, W, LIMITS[tier], name=tier)
 
 
-def by_user_asgi(request):
-    return request.headers["x-user"]
-
-
-def asgi_app(port, check):
-    app = Starlette(routes=[Route("/", test_asgi.hello)])
-    app.add_middleware(asgi.RateLimitMiddleware, limiter=test_asgi.limiter_on(port), check=check, key_func=by_user_asgi)
-    return app
-
-
-def fastapi_app(port, check):
-    app = FastAPI()
-
-    @app.get("/", dependencies=[Depends(asgi.RateLimit(test_asgi.limiter_on(port), check, key_func=by_user_asgi))])
-    async def root():
-        return "hello"
-
-    return app
-
-
-def wsgi_app(port, check):
-    app = flask.Flask("tiers")
-    app.get("/")(lambda: "hello")
-    app.wsgi_app = wsgi.RateLimitMiddleware(app.wsgi_app, test_wsgi.limiter_on(port), check,
-                                            key_func=lambda environ: environ["HTTP_X_USER"])
-    return app
-
-
+# name -> (framework, check, key_func)
 APPS = {
-    "asgi": (asgi_app, test_asgi.serve, tiered),
-    "asgi-async": (asgi_app, test_asgi.serve, async_tiered),
-    "fastapi": (fastapi_app, test_asgi.serve, tiered),
-    "wsgi": (wsgi_app, test_wsgi.serve, wsgi_tiered),
+    "asgi": ("asgi", tiered, lambda request: request.headers["x-user"]),
+    "asgi-async": ("asgi", async_tiered, lambda request: request.headers["x-user"]),
+    "fastapi": ("fastapi", tiered, lambda request: request.headers["x-user"]),
+    "wsgi": ("wsgi", wsgi_tiered, lambda environ: environ["HTTP_X_USER"]),
 }
 
 
 @pytest.mark.parametrize("name", list(APPS))
 def test_two_tiers_chosen_by_a_header_get_their_own_limits(name, server, r):
-    make_app, serve, check = APPS[name]
-    with serve(make_app(server.port, check)) as http:
+    framework, check, key_func = APPS[name]
+    with served(framework, server.port, check, key_func=key_func) as http:
         free = [http.get("/", headers={"x-user": "a"}) for _ in range(2)]
         paid = [http.get("/", headers={"x-user": "b", "x-tier": "paid"}) for _ in range(4)]
     assert [x.status_code for x in free] == [200, 429]

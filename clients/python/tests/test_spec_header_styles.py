@@ -10,13 +10,11 @@ import time
 
 import flask
 import pytest
-from fastapi import Depends, FastAPI
-from starlette.applications import Starlette
-from starlette.routing import Route
 
 import test_asgi
 import test_wsgi
 import winlimit
+from apps import FRAMEWORKS, served
 from winlimit import asgi, wsgi
 from winlimit._styles import FIELDS, fields, merged
 
@@ -62,36 +60,6 @@ def twice_a_minute(name):
     return lambda lim, key: lim.fixed(key, W, 2, name=name)
 
 
-def asgi_app(port, layers):
-    app = Starlette(routes=[Route("/", test_asgi.hello)])
-    for check, kw in layers:
-        app.add_middleware(asgi.RateLimitMiddleware, limiter=test_asgi.limiter_on(port), check=check, **kw)
-    return app
-
-
-def fastapi_app(port, layers):
-    app = FastAPI()
-    limits = [Depends(asgi.RateLimit(test_asgi.limiter_on(port), check, **kw)) for check, kw in layers]
-
-    @app.get("/", dependencies=limits)
-    async def root():
-        return "hello"
-
-    return app
-
-
-def wsgi_app(port, layers):
-    app = flask.Flask("styles")
-    app.get("/")(lambda: "hello")
-    for check, kw in layers:
-        app.wsgi_app = wsgi.RateLimitMiddleware(app.wsgi_app, test_wsgi.limiter_on(port), check, **kw)
-    return app
-
-
-SERVED = {"asgi": (asgi_app, test_asgi.serve), "fastapi": (fastapi_app, test_asgi.serve),
-          "wsgi": (wsgi_app, test_wsgi.serve)}
-
-
 def rate_limit_fields(response):
     return {name: response.headers[name] for name in FIELDS if name in response.headers}
 
@@ -99,9 +67,8 @@ def rate_limit_fields(response):
 def requests(framework, port, layers, count):
     """`count` GETs on an app limited by `layers` ((check, options) each), with the wall clock
     in ms just before and after each."""
-    make_app, serve = SERVED[framework]
     out = []
-    with serve(make_app(port, layers)) as http:
+    with served(framework, port, layers=layers) as http:
         for _ in range(count):
             before = time.time() * 1000
             response = http.get("/")
@@ -109,7 +76,7 @@ def requests(framework, port, layers, count):
     return out
 
 
-@pytest.mark.parametrize("framework", list(SERVED))
+@pytest.mark.parametrize("framework", FRAMEWORKS)
 def test_draft_7_sends_its_two_fields(framework, server, r):
     sent = requests(framework, server.port, [(twice_a_minute("winlimit"), {"headers": "draft-7"})], 3)
     assert [rate_limit_fields(response) for _, response, _ in sent] == [
@@ -119,7 +86,7 @@ def test_draft_7_sends_its_two_fields(framework, server, r):
     ]
 
 
-@pytest.mark.parametrize("framework", list(SERVED))
+@pytest.mark.parametrize("framework", FRAMEWORKS)
 def test_legacy_sends_x_ratelimit_with_the_reset_in_unix_seconds(framework, server, r):
     sent = requests(framework, server.port, [(twice_a_minute("winlimit"), {"headers": "legacy"})], 3)
     (before, first, after), _, (_, rejected, _) = sent
@@ -133,14 +100,14 @@ def test_legacy_sends_x_ratelimit_with_the_reset_in_unix_seconds(framework, serv
         "X-RateLimit-Limit": "2", "X-RateLimit-Remaining": "0", "Retry-After": "60"}
 
 
-@pytest.mark.parametrize("framework", list(SERVED))
+@pytest.mark.parametrize("framework", FRAMEWORKS)
 def test_none_sends_no_fields_but_retry_after_on_a_429(framework, server, r):
     sent = requests(framework, server.port, [(twice_a_minute("winlimit"), {"headers": None})], 3)
     assert [(response.status_code, rate_limit_fields(response)) for _, response, _ in sent] == [
         (200, {}), (200, {}), (429, {"Retry-After": "60"})]
 
 
-@pytest.mark.parametrize("framework", list(SERVED))
+@pytest.mark.parametrize("framework", FRAMEWORKS)
 def test_two_stacked_middlewares_list_both_policies_under_draft_11(framework, server, r):
     layers = [(lambda lim, key: lim.fixed(key, W, 100, name="per-minute"), {"prefix": "minute:"}),
               (lambda lim, key: lim.slide(key, 1000, 5, name="per-second"), {"prefix": "second:"})]
@@ -151,7 +118,7 @@ def test_two_stacked_middlewares_list_both_policies_under_draft_11(framework, se
     assert sorted(states) == ['"per-minute";r=99;t=60', '"per-second";r=4;t=1']
 
 
-@pytest.mark.parametrize("framework", list(SERVED))
+@pytest.mark.parametrize("framework", FRAMEWORKS)
 def test_two_stacked_middlewares_show_the_least_remaining_under_draft_7(framework, server, r):
     layers = [(lambda lim, key: lim.fixed(key, W, 100, name="per-minute"), {"prefix": "minute:", "headers": "draft-7"}),
               (lambda lim, key: lim.slide(key, 1000, 5, name="per-second"), {"prefix": "second:", "headers": "draft-7"})]

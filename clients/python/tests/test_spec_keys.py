@@ -5,13 +5,11 @@ ipv6_subnet=128. The Node client's tests read the same file (spec-keys.test.mjs)
 
 import flask
 import pytest
-from fastapi import Depends, FastAPI
-from starlette.applications import Starlette
-from starlette.routing import Route
 
 import test_asgi
 import test_wsgi
 import winlimit
+from apps import FRAMEWORKS, served
 from winlimit import asgi, wsgi
 
 from shared_spec import load
@@ -53,38 +51,10 @@ def test_a_subnet_that_is_not_1_to_128_is_refused(make, subnet):
         make(subnet)
 
 
-def asgi_app(port, **kw):
-    app = Starlette(routes=[Route("/", test_asgi.hello)])
-    app.add_middleware(asgi.RateLimitMiddleware, limiter=test_asgi.limiter_on(port), check=one_a_minute, **kw)
-    return app
-
-
-def fastapi_app(port, **kw):
-    app = FastAPI()
-
-    @app.get("/", dependencies=[Depends(asgi.RateLimit(test_asgi.limiter_on(port), one_a_minute, **kw))])
-    async def root():
-        return "hello"
-
-    return app
-
-
-def wsgi_app(port, **kw):
-    app = flask.Flask("v6")
-    app.get("/")(lambda: "hello")
-    app.wsgi_app = wsgi.RateLimitMiddleware(app.wsgi_app, test_wsgi.limiter_on(port), one_a_minute, **kw)
-    return app
-
-
-SERVED = {"asgi": (asgi_app, test_asgi.serve), "fastapi": (fastapi_app, test_asgi.serve),
-          "wsgi": (wsgi_app, test_wsgi.serve)}
-
-
-@pytest.mark.parametrize("framework", list(SERVED))
+@pytest.mark.parametrize("framework", FRAMEWORKS)
 @pytest.mark.parametrize("options, key", [({}, "rl:::/64"), ({"ipv6_subnet": 128}, "rl:::1")], ids=["64", "128"])
 def test_a_client_on_ipv6_is_counted_under_its_network(framework, server, r, options, key):
-    make_app, serve = SERVED[framework]
-    with serve(make_app(server.port, **options), host="::1") as http:
+    with served(framework, server.port, one_a_minute, host="::1", **options) as http:
         statuses = [http.get("/").status_code for _ in range(2)]
     assert statuses == [200, 429]
     assert [k.decode() for k in r.keys("*")] == [key]

@@ -7,17 +7,9 @@ with CLIENT PAUSE for 'paused'. The Node client's tests read the same file
 import logging
 import time
 
-import flask
 import pytest
-from fastapi import Depends, FastAPI
-from starlette.applications import Starlette
-from starlette.responses import PlainTextResponse
-from starlette.routing import Route
 
-import test_asgi
-import test_wsgi
-from winlimit import asgi, wsgi
-
+from apps import FRAMEWORKS, body_of, served
 from kit.server import REDIS_60
 from shared_spec import ids, load
 
@@ -45,42 +37,7 @@ def options_of(case):
     return options
 
 
-def asgi_app(port, case):
-    app = Starlette(routes=[Route("/", lambda request: PlainTextResponse("hello"))])
-    app.add_middleware(asgi.RateLimitMiddleware, limiter=test_asgi.limiter_on(port), check=check_of(case),
-                       **options_of(case))
-    return app
-
-
-def fastapi_app(port, case):
-    app = FastAPI()
-    limit = asgi.RateLimit(test_asgi.limiter_on(port), check_of(case), **options_of(case))
-
-    @app.get("/", dependencies=[Depends(limit)])
-    async def root():
-        return "hello"
-
-    return app
-
-
-def wsgi_app(port, case):
-    app = flask.Flask("spec")
-    app.get("/")(lambda: "hello")
-    app.wsgi_app = wsgi.RateLimitMiddleware(app.wsgi_app, test_wsgi.limiter_on(port), check_of(case),
-                                            **options_of(case))
-    return app
-
-
-# name -> (app maker, server, the body as the framework writes a text: FastAPI's
-# HTTPException and route return values are JSON).
-FRAMEWORKS = {
-    "asgi": (asgi_app, test_asgi.serve, lambda r: r.text),
-    "fastapi": (fastapi_app, test_asgi.serve, lambda r: r.json()["detail"] if r.status_code >= 400 else r.json()),
-    "wsgi": (wsgi_app, test_wsgi.serve, lambda r: r.text),
-}
-
-
-@pytest.fixture(params=list(FRAMEWORKS))
+@pytest.fixture(params=FRAMEWORKS)
 def framework(request):
     return request.param
 
@@ -90,9 +47,8 @@ def test_the_middleware_answers_as_the_shared_case_says(framework, case, server,
     if case["redis"] == "paused" and REDIS_60:
         pytest.skip("Redis 6.0 has neither CLIENT PAUSE WRITE nor CLIENT UNPAUSE")
     caplog.set_level(logging.WARNING, logger="winlimit")
-    make_app, serve, body_of = FRAMEWORKS[framework]
     redis_server = start_server() if case["redis"] == "stopped" else server
-    with serve(make_app(redis_server.port, case)) as http:
+    with served(framework, redis_server.port, check_of(case), **options_of(case)) as http:
         for _ in range(case["requests"] - 1):
             http.get("/")
         if case["redis"] == "stopped":
@@ -106,7 +62,7 @@ def test_the_middleware_answers_as_the_shared_case_says(framework, case, server,
             if case["redis"] == "paused":
                 r.execute_command("CLIENT", "UNPAUSE")
         elapsed_ms = (time.monotonic() - started) * 1000
-    assert_answered(case, response, body_of)
+    assert_answered(case, response, lambda r: body_of(framework, r))
     assert_logged(case, caplog)
     if case["redis"] == "paused":
         assert case["options"]["timeout_ms"] <= elapsed_ms < 5000

@@ -15,16 +15,19 @@ from __future__ import annotations
 import inspect
 import time
 from dataclasses import replace
-from typing import Any, Dict, Optional, Protocol, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, Optional, Protocol, Tuple, Union
 
 import redis
 
-from . import _backend, _commands, _wait
+from . import _backend, _commands, _counting, _wait
 from ._cache import DEFAULT_SIZE, RejectionCache, forget, lookup, remember
 from ._backend import MissingPermission
 from ._commands import Key, ModuleNotLoaded, Pairs
 from ._decision import Decision, Policy
 from ._keys import ip_key
+
+if TYPE_CHECKING:
+    from .metrics import Metrics
 
 __all__ = ["Decision", "Limiter", "MissingPermission", "ModuleNotLoaded", "Pairs", "Policy", "ip_key"]
 __version__ = "0.4.0"
@@ -62,7 +65,8 @@ class Limiter:
     """
 
     def __init__(self, client: SyncClient, name: str = _commands.DEFAULT_NAME, *,
-                 cache_rejections: bool = False, cache_size: int = DEFAULT_SIZE, backend: str = "auto"):
+                 cache_rejections: bool = False, cache_size: int = DEFAULT_SIZE, metrics: Optional["Metrics"] = None,
+                 backend: str = "auto"):
         # redis-py's methods carry no types, so a type checker cannot tell the clients apart.
         if inspect.iscoroutinefunction(client.execute_command):
             raise TypeError("an asyncio client goes to winlimit.asyncio.Limiter")
@@ -70,6 +74,7 @@ class Limiter:
         self.name = _commands.check_name(name)
         self.backends = _backend.Chooser(backend)
         self.rejections: Optional[RejectionCache] = RejectionCache(cache_size) if cache_rejections else None
+        self.metrics = metrics
 
     def slide(self, key: Key, window_ms: Union[int, Pairs], limit: Optional[int] = None, *,
               cost: int = 1, bucket: Optional[int] = None, peek: bool = False,
@@ -121,9 +126,15 @@ class Limiter:
     def _once(self, call: _commands.Call) -> Decision:
         cached = lookup(self.rejections, call)
         if cached is not None:
-            return cached
-        reply, backend = self._answer(call)
-        return remember(self.rejections, call, Decision.from_reply(reply, call.policies, backend))
+            return _counting.decided(self.metrics, cached)
+        started = time.perf_counter()
+        try:
+            reply, backend = self._answer(call)
+        except (redis.RedisError, OSError):
+            _counting.failed(self.metrics, call.policies[0].name)
+            raise
+        decision = remember(self.rejections, call, Decision.from_reply(reply, call.policies, backend))
+        return _counting.decided(self.metrics, decision, started)
 
     def _answer(self, call: _commands.Call) -> Any:
         # A cluster: the node serving the key, which is detected, loaded and called by itself.

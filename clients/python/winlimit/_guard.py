@@ -12,11 +12,16 @@ import inspect
 import logging
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, Optional
+from typing import TYPE_CHECKING, Any, Callable, Dict, Optional
+
+from . import _counting
 
 from ._decision import Decision
 from ._shadow import ShadowLog, quoted
 from ._styles import DEFAULT_STYLE, check_style, fields
+
+if TYPE_CHECKING:
+    from .metrics import Metrics
 
 log = logging.getLogger("winlimit")
 
@@ -69,17 +74,22 @@ class Guard:
     """The failure policy and shadow mode of one middleware or dependency."""
 
     def __init__(self, prefix: str, fail_open: bool, shadow: bool, timeout: Optional[float] = DEFAULT_TIMEOUT,
-                 headers: Optional[str] = DEFAULT_STYLE, shadow_log: Optional[ShadowLog] = None):
+                 headers: Optional[str] = DEFAULT_STYLE, shadow_log: Optional[ShadowLog] = None,
+                 metrics: Optional["Metrics"] = None):
         self.prefix = prefix
         self.fail_open = fail_open
         self.shadow = shadow
         self.timeout = check_timeout(timeout)
         self.style = check_style(headers)
+        self.metrics = metrics
         self.shadow_rejections = 0
         self._shadow_log = shadow_log or ShadowLog()
         self._lock = threading.Lock()  # WSGI servers call from several threads
 
-    def judged(self, key: str, decision: Decision) -> Verdict:
+    def judged(self, key: str, decision: Decision, started: Optional[float] = None) -> Verdict:
+        """The verdict on `decision`, counted in the metrics with the call's time from
+        `started` (perf_counter)."""
+        _counting.decided(self.metrics, decision, started, shadow=self.shadow and not decision.allowed)
         headers = fields(decision, self.style)
         if decision.allowed:
             return Verdict(200, headers)
@@ -93,9 +103,10 @@ class Guard:
             log.warning("%s", warning)
         return Verdict(200, headers)
 
-    def failed(self, key: str, error: BaseException) -> Verdict:
+    def failed(self, key: str, error: BaseException, policy: str = "") -> Verdict:
         # Connection refused, no answer in time, OOM, a server without the module: the limiter
         # cannot decide. Logged without a traceback: an outage would print one per request.
+        _counting.failed(self.metrics, policy)
         log.error("winlimit: rate limit check for %s failed, failing %s: %s: %s",
                   quoted(key), "open" if self.fail_open else "closed", error_name(error), error)
         return PASS if self.fail_open else UNAVAILABLE

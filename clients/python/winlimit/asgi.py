@@ -5,22 +5,24 @@ FastAPI dependency for one route. Install with the `asgi` extra.
     app.add_middleware(RateLimitMiddleware, limiter=limiter,
                        check=lambda limiter, key: limiter.slide(key, 60_000, 100))
 
-Each request is checked under `prefix + key_func(request)` (the client's address by default)
-with `check`, any call of the limiter. An accepted request gets the `RateLimit-Policy` and
-`RateLimit` header fields on its response; a rejected one is answered 429 with them and
-`Retry-After`. When Redis fails or gives no answer within `timeout` seconds (default 1), the
-request is answered 503 (fail closed, the default) or let through without the fields
-(`fail_open=True`); either way the error is logged on the `winlimit` logger. With `shadow=True` every request is checked and counted, but a rejected
-one is let through as if accepted (the fields without `Retry-After`, never a 429), counted in
-`shadow_rejections` and warned about on the `winlimit` logger once per key per
-`retry_after_ms`: a new limit can be watched before it is enforced.
+Each request is checked under `prefix + key_func(request)` (the client's address by default,
+an IPv6 one as its /64) with `check`, any call of the limiter. An accepted request gets the
+rate-limit header fields on its response (`headers=`: draft-11 by default); a rejected one is
+answered 429 with them and `Retry-After`, or as `on_reject` builds it. When Redis fails or
+gives no answer within `timeout` seconds (default 1), the request is answered 503 (fail
+closed, the default) or let through without the fields (`fail_open=True`); either way the
+error is logged on the `winlimit` logger. With `shadow=True` every request is checked and
+counted, but a rejected one is let through as if accepted (the fields without `Retry-After`,
+never a 429), counted in `shadow_rejections` and warned about on the `winlimit` logger once
+per key per quiet period: a new limit can be watched before it is enforced.
 """
 
 from __future__ import annotations
 
 import asyncio
 import inspect
-from typing import Awaitable, Callable, Dict, Optional, Tuple, Union, cast
+import time
+from typing import TYPE_CHECKING, Awaitable, Callable, Dict, Optional, Tuple, Union, cast
 
 import redis
 from starlette.exceptions import HTTPException
@@ -33,6 +35,9 @@ from ._guard import DEFAULT_TIMEOUT, CheckTimedOut, Guard, Verdict, takes_reques
 from ._keys import DEFAULT_IPV6_SUBNET, address_key, check_subnet
 from ._styles import DEFAULT_STYLE, FIELDS, combined, merged
 from .asyncio import Limiter
+
+if TYPE_CHECKING:
+    from .metrics import Metrics
 
 __all__ = ["Check", "KeyFunc", "OnReject", "RateLimit", "RateLimitMiddleware", "Rejected", "rejected_handler",
            "remote_address"]
@@ -62,8 +67,8 @@ class _Guard(Guard):
 
     def __init__(self, limiter: Limiter, check: Check, key_func: KeyFunc, prefix: str, fail_open: bool,
                  shadow: bool, timeout: Optional[float], ipv6_subnet: int, headers: Optional[str],
-                 on_reject: Optional[OnReject]):
-        super().__init__(prefix, fail_open, shadow, timeout, headers)
+                 on_reject: Optional[OnReject], metrics: Optional["Metrics"]):
+        super().__init__(prefix, fail_open, shadow, timeout, headers, metrics=metrics)
         self.on_reject = on_reject
         self.limiter = limiter
         self.check = check
@@ -80,11 +85,12 @@ class _Guard(Guard):
         if key is None:
             return Verdict(200), None
         key = self.prefix + key
+        started = time.perf_counter()
         try:
             decision = await self._within_time(self._checked(key, request))
         except (redis.RedisError, OSError, CheckTimedOut) as e:
-            return self.failed(key, e), None
-        return self.judged(key, decision), decision
+            return self.failed(key, e, self.limiter.name), None
+        return self.judged(key, decision, started), decision
 
     def _checked(self, key: str, request: Request) -> Awaitable[Decision]:
         if self.with_request:
@@ -127,16 +133,18 @@ class RateLimitMiddleware:
     (`shadow_rejections` counts those it would have rejected); timeout: seconds to wait for
     Redis before counting it as failed (default 1.0; None waits as long as the client does);
     ipv6_subnet: see key_func; headers: the header style ("draft-11", "draft-7", "legacy" or
-    None); on_reject: `on_reject(request, decision)`, the response to a rejected request.
+    None); on_reject: `on_reject(request, decision)`, the response to a rejected request;
+    metrics: a `winlimit.metrics.Metrics` counting each request's decision.
     """
 
     def __init__(self, app: ASGIApp, limiter: Limiter, check: Check, key_func: KeyFunc = remote_address,
                  prefix: str = "rl:", fail_open: bool = False, shadow: bool = False,
                  timeout: Optional[float] = DEFAULT_TIMEOUT, ipv6_subnet: int = DEFAULT_IPV6_SUBNET,
-                 headers: Optional[str] = DEFAULT_STYLE, on_reject: Optional[OnReject] = None):
+                 headers: Optional[str] = DEFAULT_STYLE, on_reject: Optional[OnReject] = None,
+                 metrics: Optional["Metrics"] = None):
         self.app = app
         self.guard = _Guard(limiter, check, key_func, prefix, fail_open, shadow, timeout, ipv6_subnet, headers,
-                            on_reject)
+                            on_reject, metrics)
 
     @property
     def shadow_rejections(self) -> int:
@@ -147,7 +155,7 @@ class RateLimitMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        request = Request(scope, receive)
+        request = Request(scope)  # without receive: the body stays the app's
         verdict, decision = await self.guard.decide(request)
         if verdict.status == 503:
             await PlainTextResponse("rate limiter unavailable", status_code=503)(scope, receive, send)
@@ -186,9 +194,10 @@ class RateLimit:
     def __init__(self, limiter: Limiter, check: Check, key_func: KeyFunc = remote_address,
                  prefix: str = "rl:", fail_open: bool = False, shadow: bool = False,
                  timeout: Optional[float] = DEFAULT_TIMEOUT, ipv6_subnet: int = DEFAULT_IPV6_SUBNET,
-                 headers: Optional[str] = DEFAULT_STYLE, on_reject: Optional[OnReject] = None):
+                 headers: Optional[str] = DEFAULT_STYLE, on_reject: Optional[OnReject] = None,
+                 metrics: Optional["Metrics"] = None):
         self.guard = _Guard(limiter, check, key_func, prefix, fail_open, shadow, timeout, ipv6_subnet, headers,
-                            on_reject)
+                            on_reject, metrics)
 
     @property
     def shadow_rejections(self) -> int:

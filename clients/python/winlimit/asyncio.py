@@ -6,14 +6,17 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import replace
-from typing import Any, Awaitable, Optional, Protocol, Union
+from typing import TYPE_CHECKING, Any, Awaitable, Optional, Protocol, Union
 
 import redis
 
-from . import _backend, _commands, _wait
+from . import _backend, _commands, _counting, _wait
 from ._cache import DEFAULT_SIZE, RejectionCache, forget, lookup, remember
 from ._commands import Key, Pairs
 from ._decision import Decision
+
+if TYPE_CHECKING:
+    from .metrics import Metrics
 
 __all__ = ["AsyncClient", "Limiter"]
 
@@ -30,11 +33,13 @@ class Limiter:
     decisions."""
 
     def __init__(self, client: AsyncClient, name: str = _commands.DEFAULT_NAME, *,
-                 cache_rejections: bool = False, cache_size: int = DEFAULT_SIZE, backend: str = "auto"):
+                 cache_rejections: bool = False, cache_size: int = DEFAULT_SIZE, metrics: Optional["Metrics"] = None,
+                 backend: str = "auto"):
         self.client = client
         self.name = _commands.check_name(name)
         self.backends = _backend.Chooser(backend)
         self.rejections: Optional[RejectionCache] = RejectionCache(cache_size) if cache_rejections else None
+        self.metrics = metrics
 
     async def slide(self, key: Key, window_ms: Union[int, Pairs], limit: Optional[int] = None, *,
                     cost: int = 1, bucket: Optional[int] = None, peek: bool = False,
@@ -80,9 +85,15 @@ class Limiter:
     async def _once(self, call: _commands.Call) -> Decision:
         cached = lookup(self.rejections, call)
         if cached is not None:
-            return cached
-        reply, backend = await self._answer(call)
-        return remember(self.rejections, call, Decision.from_reply(reply, call.policies, backend))
+            return _counting.decided(self.metrics, cached)
+        started = time.perf_counter()
+        try:
+            reply, backend = await self._answer(call)
+        except (redis.RedisError, OSError):
+            _counting.failed(self.metrics, call.policies[0].name)
+            raise
+        decision = remember(self.rejections, call, Decision.from_reply(reply, call.policies, backend))
+        return _counting.decided(self.metrics, decision, started)
 
     async def _answer(self, call: _commands.Call) -> Any:
         initialize = getattr(self.client, "initialize", None)

@@ -9,15 +9,18 @@ The same behaviour as the ASGI middleware (`winlimit.asgi`): each request is che
 `prefix + key_func(environ)`; accepted, its response gets `RateLimit-Policy` and `RateLimit`;
 rejected, it is answered 429 with them and `Retry-After`; when Redis fails or gives no answer
 within `timeout` seconds (default 1), 503 (fail closed, the default) or let through without
-the fields (`fail_open=True`), logged on the `winlimit` logger; `shadow=True` lets every request through and counts the would-be rejections in
-`shadow_rejections`.
+the fields (`fail_open=True`), logged on the `winlimit` logger; `shadow=True` lets every
+request through and counts the would-be rejections in `shadow_rejections`. The options
+`ipv6_subnet`, `headers`, `on_reject` (`on_reject(environ, decision)`, a WSGI app) and
+`metrics` are the ASGI middleware's.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
 import contextvars
-from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple, Union, cast
+import time
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Optional, Tuple, Union, cast
 
 import redis
 
@@ -26,6 +29,9 @@ from ._decision import Decision
 from ._guard import DEFAULT_TIMEOUT, CheckTimedOut, Guard, takes_request
 from ._keys import DEFAULT_IPV6_SUBNET, address_key, check_subnet
 from ._styles import DEFAULT_STYLE, combined
+
+if TYPE_CHECKING:
+    from .metrics import Metrics
 
 __all__ = ["Check", "KeyFunc", "OnReject", "RateLimitMiddleware", "remote_address"]
 
@@ -60,7 +66,8 @@ class RateLimitMiddleware:
     def __init__(self, app: WSGIApp, limiter: Limiter, check: Check, key_func: KeyFunc = remote_address,
                  prefix: str = "rl:", fail_open: bool = False, shadow: bool = False,
                  timeout: Optional[float] = DEFAULT_TIMEOUT, ipv6_subnet: int = DEFAULT_IPV6_SUBNET,
-                 headers: Optional[str] = DEFAULT_STYLE, on_reject: Optional[OnReject] = None):
+                 headers: Optional[str] = DEFAULT_STYLE, on_reject: Optional[OnReject] = None,
+                 metrics: Optional["Metrics"] = None):
         self.app = app
         self.on_reject = on_reject
         self.limiter = limiter
@@ -68,7 +75,7 @@ class RateLimitMiddleware:
         self.with_request = takes_request(check)
         self.key_func = address_key(remote_address, ipv6_subnet) if key_func is remote_address else key_func
         check_subnet(ipv6_subnet)
-        self.guard = Guard(prefix, fail_open, shadow, timeout, headers)
+        self.guard = Guard(prefix, fail_open, shadow, timeout, headers, metrics=metrics)
         # A sync call cannot be interrupted: with a timeout it runs on a pool thread, and the
         # request stops waiting for it when the time is up (the thread waits on).
         self._pool = concurrent.futures.ThreadPoolExecutor(thread_name_prefix="winlimit") if self.guard.timeout else None
@@ -84,12 +91,13 @@ class RateLimitMiddleware:
         if key is None:
             return self.app(environ, start_response)
         key = self.guard.prefix + key
+        started = time.perf_counter()
         try:
             decision = self._within_time(key, environ)
         except (redis.RedisError, OSError, CheckTimedOut) as e:
-            verdict = self.guard.failed(key, e)
+            verdict = self.guard.failed(key, e, self.limiter.name)
         else:
-            verdict = self.guard.judged(key, decision)
+            verdict = self.guard.judged(key, decision, started)
             if verdict.status == 429 and self.on_reject is not None:
                 return self.on_reject(environ, decision)(environ, _adding_missing(start_response, verdict.headers))
         if verdict.status in REASONS:

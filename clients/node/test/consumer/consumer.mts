@@ -4,9 +4,11 @@ import { createClient, createCluster } from "redis";
 import { Redis, Cluster } from "ioredis";
 import express from "express";
 import Fastify from "fastify";
-import { Decision, Limiter, ModuleNotLoaded, RedisCallError, type Policy } from "winlimit";
+import { Decision, Limiter, ModuleNotLoaded, RedisCallError, ipKey, type Policy } from "winlimit";
 import { rateLimit } from "winlimit/express";
 import { winlimitHook, winlimitPlugin } from "winlimit/fastify";
+import { Metrics } from "winlimit/metrics";
+import { Registry } from "prom-client";
 
 export async function calls(): Promise<number> {
   const limiters = [
@@ -50,4 +52,21 @@ export async function apps(limiter: Limiter): Promise<void> {
   const counted: number = shadow.shadowRejections + hook.shadowRejections;
   // @ts-expect-error: the count is read-only
   shadow.shadowRejections = counted;
+}
+
+export async function perRequest(limiter: Limiter): Promise<boolean> {
+  const app = express();
+  app.use(rateLimit({
+    limiter,
+    check: (l, key, req) => l.fixed(key, 60_000, req.headers["x-tier"] === "paid" ? 1_000 : 100),
+    headers: "draft-7",
+    ipv6Subnet: 56,
+    handler: (req, res: express.Response, d) => res.status(429).json({ retryAfterMs: d.retryAfterMs }),
+  }));
+  await Fastify().register(winlimitPlugin, { limiter, check: (l, key) => l.gcra(key, 1_000, 5), headers: null, handler: async (request, reply, d) => ({ retry: d.retryAfterMs }) });
+  // @ts-expect-error: not a header style
+  rateLimit({ limiter, check: (l, key) => l.fixed(key, 1_000, 1), headers: "draft-8" });
+  const metrics = new Metrics({ registry: new Registry() });
+  app.use(rateLimit({ limiter: new Limiter(createClient(), { metrics }), check: (l, key) => l.fixed(key, 1_000, 1), metrics }));
+  return limiter.reset(ipKey("2001:db8::1", 64));
 }
