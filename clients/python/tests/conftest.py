@@ -12,11 +12,14 @@ import os
 import pytest
 import redis
 import redis.asyncio
+import redis.asyncio.cluster
+import redis.cluster
 
 import winlimit
 import winlimit.asyncio
 
 from kit.fixtures import module_server, r  # noqa: F401  (fixtures these tests use)
+from kit.cluster import Cluster
 from kit.server import RedisServer, module_path
 
 BACKEND = os.environ.get("WINLIMIT_CLIENT_BACKEND", "module")
@@ -89,6 +92,24 @@ def limiter_over(flavour, sync_client, async_client, **kw):
             loop.run_until_complete(client.aclose())
     finally:
         loop.close()
+
+
+def cluster_limiter_over(flavour, port, **kw):
+    """limiter_over for a RedisCluster (sync or asyncio) started from `port`."""
+    return limiter_over(flavour, lambda: redis.cluster.RedisCluster(host="127.0.0.1", port=port),
+                        lambda: redis.asyncio.cluster.RedisCluster(host="127.0.0.1", port=port), **kw)
+
+
+def module_cluster(module):
+    """A fixture: one 3-master cluster per test module, with the module or without it."""
+
+    @pytest.fixture(scope="module")
+    def fixture():
+        c = Cluster(masters=3, module=module)
+        yield c
+        c.stop()
+
+    return fixture
 
 
 async def _made(factory):

@@ -13,8 +13,6 @@ from collections import Counter
 import pytest
 import redis
 import redis.asyncio
-import redis.asyncio.cluster
-import redis.cluster
 from redis.backoff import NoBackoff
 from redis.crc import key_slot
 from redis.retry import Retry
@@ -22,8 +20,7 @@ from redis.retry import Retry
 import winlimit
 from winlimit._backend import library
 
-from conftest import limiter_over
-from kit.cluster import Cluster
+from conftest import cluster_limiter_over, limiter_over, module_cluster
 from kit.server import REDIS_62
 from kit.support import wait_until
 
@@ -243,11 +240,7 @@ def test_a_server_that_refuses_time_says_so(start_server, flavour):
 KEYS = [f"user:{i}" for i in range(24)]
 
 
-@pytest.fixture(scope="module")
-def bare_cluster():
-    c = Cluster(masters=3, module=False)
-    yield c
-    c.stop()
+bare_cluster = module_cluster(False)
 
 
 def test_a_cluster_without_the_module_limits_every_key_and_loads_on_each_primary(bare_cluster, flavour):
@@ -256,9 +249,7 @@ def test_a_cluster_without_the_module_limits_every_key_and_loads_on_each_primary
         node.client.script_flush()
         if not REDIS_62:
             node.client.execute_command("FUNCTION", "FLUSH")
-    port = bare_cluster.nodes[0].port
-    with limiter_over(flavour, lambda: redis.cluster.RedisCluster(host="127.0.0.1", port=port),
-                      lambda: redis.asyncio.cluster.RedisCluster(host="127.0.0.1", port=port), backend="auto") as lim:
+    with cluster_limiter_over(flavour, bare_cluster.nodes[0].port, backend="auto") as lim:
         for key in KEYS:
             assert [(d.allowed, d.remaining) for d in (lim.fixed(key, W, 2), lim.fixed(key, W, 2), lim.fixed(key, W, 2))] == [
                 (True, 1), (True, 0), (False, 0)]
