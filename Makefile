@@ -8,7 +8,7 @@ SERVERS := redis-6.0 redis-6.2 redis-7.0 redis-8.0 redis-8.2 valkey-8.0 valkey-8
 # The released module (make dist): linked against glibc 2.17, no debug info.
 RELEASE_SO := $(CURDIR)/target/x86_64-unknown-linux-gnu/dist/libwinlimit.so
 
-.PHONY: all build lua deps servers test unit itest itest-all $(addprefix itest-,$(SERVERS)) itest-valkey itest-client lua-clients itest-node node-deps dist itest-dist lint docs run bench bench-instr fuzz clean
+.PHONY: all build lua deps servers release-so test unit itest itest-all $(addprefix itest-,$(SERVERS)) itest-valkey itest-library $(LIBRARY_ITESTS) itest-client lua-clients itest-node node-deps dist itest-dist lint docs run bench bench-instr fuzz clean
 
 all: build
 
@@ -35,15 +35,44 @@ unit:
 # The integration suite on Debian's Redis 7.0 only.
 itest: itest-redis-7.0
 
-itest-all: $(addprefix itest-,$(SERVERS))
+# The matrix two suites at a time: a suite's own Python process is most of its CPU (its
+# servers idle between calls), so two share this 2-core machine well. ITEST_JOBS=1 for one.
+ITEST_JOBS ?= 2
+itest-all:
+	$(MAKE) --no-print-directory -j$(ITEST_JOBS) --output-sync=target $(addprefix itest-,$(SERVERS))
 
 # The integration suite on one server of the matrix: .cache/NAME/bin/server, and bin/cli to
 # create the test clusters (scripts/fetch-servers.sh says which cli each server gets).
+SERVER_ENV = WINLIMIT_SERVER_BIN=$(CURDIR)/.cache/$*/bin/server WINLIMIT_CLI_BIN=$(CURDIR)/.cache/$*/bin/cli
 $(addprefix itest-,$(SERVERS)): itest-%:
 	scripts/fetch-servers.sh $*
-	WINLIMIT_SERVER_BIN=$(CURDIR)/.cache/$*/bin/server WINLIMIT_CLI_BIN=$(CURDIR)/.cache/$*/bin/cli $(PYTEST)
+	$(SERVER_ENV) $(PYTEST)
 
 itest-valkey: itest-valkey-8.0
+
+# Debian 11's Redis 6.0 runs on glibc 2.31: it loads the released .so (glibc 2.17), not a
+# build for this machine's newer glibc. `make test` sets WINLIMIT_MODULE to it for every server.
+release-so: deps
+	scripts/build-release-so.sh >/dev/null
+itest-redis-6.0: export WINLIMIT_MODULE ?= $(RELEASE_SO)
+itest-redis-6.0: | release-so
+
+# The same suite against the library instead of the module (tests/kit/editions.py): the
+# Functions library on every server of the matrix that has Functions, the scripts on Redis
+# 6.0 and 6.2. Tests of what only the module has are skipped there, each with its reason.
+FUNCTION_SERVERS := redis-7.0 redis-8.0 redis-8.2 valkey-8.0 valkey-8.1 valkey-9.1
+SCRIPT_SERVERS := redis-6.0 redis-6.2
+LIBRARY_ITESTS := $(addprefix itest-functions-,$(FUNCTION_SERVERS)) $(addprefix itest-scripts-,$(SCRIPT_SERVERS))
+
+itest-library: $(LIBRARY_ITESTS)
+
+$(addprefix itest-functions-,$(FUNCTION_SERVERS)): itest-functions-%:
+	scripts/fetch-servers.sh $*
+	WINLIMIT_EDITION=functions $(SERVER_ENV) $(PYTEST)
+
+$(addprefix itest-scripts-,$(SCRIPT_SERVERS)): itest-scripts-%:
+	scripts/fetch-servers.sh $*
+	WINLIMIT_EDITION=scripts $(SERVER_ENV) $(PYTEST)
 
 # The Python client (clients/python): every method sync and asyncio, on a server and on a
 # cluster, the header fields, the wheel, mypy --strict, and the ASGI middleware served by a
@@ -52,6 +81,9 @@ itest-valkey: itest-valkey-8.0
 # the scripts on Redis 6.2 and 6.0 (test_package and test_backends, which choose their own
 # servers, once per server).
 CLIENT_SKIP := --ignore=clients/python/tests/test_package.py
+# Redis 6.0 (glibc 2.31) loads the released .so only: both client suites use it.
+itest-client itest-node: export WINLIMIT_MODULE ?= $(RELEASE_SO)
+itest-client itest-node: | release-so
 itest-client: lua-clients
 	$(PY) -m pytest -q clients/python/tests
 	WINLIMIT_CLIENT_BACKEND=functions $(PY) -m pytest -q $(CLIENT_SKIP) \
@@ -67,12 +99,13 @@ itest-client: lua-clients
 lua-clients:
 	python3 scripts/embed-lua.py
 
-# The lint gate (CI runs it before make test): rustfmt, clippy with every warning an error,
-# and mypy --strict on the Python client. rustup adds rustfmt and clippy when missing.
+# The lint gate (CI runs it before make test): rustfmt, clippy with every warning an error
+# and every `unsafe` block needing its `// SAFETY:` comment, and mypy --strict on the Python
+# client. rustup adds rustfmt and clippy when missing.
 lint: deps lua-clients
 	@command -v rustup >/dev/null 2>&1 && rustup component add rustfmt clippy >/dev/null 2>&1 || true
 	cargo fmt --check
-	cargo clippy --all-targets -- -D warnings
+	cargo clippy --all-targets -- -D warnings -D clippy::undocumented_unsafe_blocks
 	$(PY) -m mypy --strict clients/python/winlimit
 
 # dist/: the release tarball, the Debian package, the client's wheel and sdist, SHA256SUMS.

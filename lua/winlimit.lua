@@ -91,11 +91,14 @@ end
 
 -- Arguments repeat from call to call (the same window and limit): their integers are kept
 -- (a library's state outlives a call; a script's does not, and gains nothing), at most
--- ARG_CACHE_SIZE of them, so odd arguments cannot grow it without bound.
+-- ARG_CACHE_SIZE short ones, so odd arguments cannot grow it without bound.
 local ARG_CACHE_SIZE = 256
 local arg_cache, arg_cache_len = {}, 0
 
 local function arg_int(s)
+  if #s > 20 then -- longer than any i64: not kept (nor held from the garbage collector)
+    return parse_int(s)
+  end
   local n = arg_cache[s]
   if n ~= nil then
     return n or nil
@@ -1058,9 +1061,12 @@ local function parse_gcra(args)
 end
 
 -- The stored TAT `gcra:<ms>:<rem>:<den>`; anything else is refused.
-local function decode_tat(value)
+-- `limit_text` is the call's limit as given (canonical, as parsed): a state written with the
+-- same limit, the common case, needs its den not parsed.
+local function decode_tat(value, limit, limit_text)
   local ms, rem, den = value:match('^gcra:([^:]*):([^:]*):([^:]*)$')
-  ms, rem, den = ms and parse_int(ms), rem and parse_int(rem), den and parse_int(den)
+  ms, rem = ms and parse_int(ms), rem and parse_int(rem)
+  if den == limit_text then den = limit else den = den and parse_int(den) end
   if not (ms and rem and den) or den < 1 or den > GCRA_MAX or rem < 0 or rem >= den then
     fail('ERR this key holds no GCRA state')
   end
@@ -1083,7 +1089,7 @@ local function gcra(key, args, record)
   local req = parse_gcra(args)
   local value = typed('GET', key) or nil
   local ms, rem, den
-  if value then ms, rem, den = decode_tat(value) end
+  if value then ms, rem, den = decode_tat(value, req.limit, args[2]) end
   local now = server_ms()
   local l, p = req.limit, req.period_ms
   local capacity = exact(req.burst * p, 'BURST * period_ms')
@@ -1103,7 +1109,8 @@ local function gcra(key, args, record)
   if records then
     local whole = idiv(debt_after, l)
     local ms, rem = now + whole, debt_after - whole * l
-    set_with_expiry(key, 'gcra:' .. fmt(ms) .. ':' .. fmt(rem) .. ':' .. fmt(l), rem ~= 0 and ms + 1 or ms)
+    -- args[2] is the limit's canonical text: one format call writes the state.
+    set_with_expiry(key, format('gcra:%d:%d:%s', ms, rem, args[2]), rem ~= 0 and ms + 1 or ms)
   end
   return verdict
 end
@@ -1135,6 +1142,12 @@ local function serve(entry, keys, args)
   if ok then return result end
   if type(result) == 'table' and (result.winlimit_error or result.err) then
     return redis.error_reply(result.winlimit_error or result.err)
+  end
+  -- Redis 6.x raises a refused command (READONLY on a replica, OOM) as text after the script's
+  -- place: the server's own error, replied as it is.
+  local refused = type(result) == 'string' and result:match('^@user_script:%s*%d+:%s*%-(%u+ .*)$')
+  if refused then
+    return redis.error_reply(refused)
   end
   return redis.error_reply('ERR winlimit library internal error: ' .. tostring(result))
 end

@@ -7,6 +7,10 @@
 //! Layout: [`core`] parses and decides (pure, no Redis types, one file per algorithm);
 //! [`redis`] reads and writes keys, replicates, and registers the command table.
 
+// Each unsafe operation sits in its own `unsafe` block with a `SAFETY` comment, unsafe
+// functions' bodies included (`make lint` checks the comments).
+#![deny(unsafe_op_in_unsafe_fn)]
+
 mod core;
 mod redis;
 
@@ -58,17 +62,16 @@ pub unsafe extern "C" fn RedisModule_OnLoad(
     argc: c_int,
 ) -> c_int {
     // Nothing may allocate before Init: the allocator is Redis's.
+    // SAFETY: the context Redis passed, and a NUL-terminated module name.
     let init = unsafe {
         raw::Export_RedisModule_Init(ctx, redis::load::NAME.as_ptr(), VERSION, raw::REDISMODULE_APIVER_1 as c_int)
     };
     if init == raw::Status::Err as c_int {
         return raw::Status::Err as c_int;
     }
-    let argv = if argv.is_null() {
-        &[][..]
-    } else {
-        unsafe { std::slice::from_raw_parts(argv, usize::try_from(argc).unwrap_or(0)) }
-    };
+    // SAFETY: Redis passes the load's live context and `argc` module arguments (or none),
+    // valid and unchanged while the load runs; neither is kept past it.
+    let (ctx, argv) = unsafe { (redis::api::Ctx::from_raw(ctx), redis::api::argv(argv, argc)) };
     let loaded = redis::panics::catch(
         c"loading",
         || Err("a bug stopped the load (see the line above)".to_string()),
@@ -77,7 +80,7 @@ pub unsafe extern "C" fn RedisModule_OnLoad(
     match loaded {
         Ok(()) => raw::Status::Ok as c_int,
         Err(message) => {
-            redis::api::log(ctx, c"warning", &format!("winlimit: {message}"));
+            redis::api::log(Some(ctx), c"warning", &format!("winlimit: {message}"));
             raw::Status::Err as c_int
         }
     }
@@ -92,5 +95,15 @@ mod tests {
         assert_eq!(encode_version("0.4.0"), 400);
         assert_eq!(encode_version("1.2.3"), 10203);
         assert_eq!(encode_version("12.0.99"), 120099);
+    }
+
+    /// What the key layer forbids, each case refused by the compiler (tests/compile_fail/:
+    /// a write while a view or a cursor is alive, a second open of the call's key, a slice
+    /// outliving its string, two cursors at once). The cases build the module's sources as
+    /// binaries of their own, so the crate stays a cdylib; `.stderr` holds each expected
+    /// error, rewritten by `TRYBUILD=overwrite cargo test`.
+    #[test]
+    fn the_compiler_refuses_what_the_key_layer_forbids() {
+        trybuild::TestCases::new().compile_fail("tests/compile_fail/*.rs");
     }
 }

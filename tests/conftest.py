@@ -5,20 +5,25 @@ import subprocess
 import pytest
 
 from kit.fixtures import r, server, start_server
+from kit import editions
 from kit.server import SERVER_BIN, module_path
 
 
 
 def pytest_report_header(config):
     version = subprocess.run([SERVER_BIN, "--version"], capture_output=True, text=True).stdout.strip()
-    return f"server under test: {SERVER_BIN}: {version}"
+    return f"server under test: {SERVER_BIN}: {version}; winlimit edition: {editions.EDITION}"
 
 
 def pytest_sessionstart(session):
+    """What the edition needs is there: the module's .so, or the library's text."""
     try:
-        module_path()
-    except FileNotFoundError as e:
-        pytest.exit(str(e), returncode=2)
+        if editions.LIBRARY:
+            editions.script_sha()
+        else:
+            module_path()
+    except (FileNotFoundError, ImportError) as e:
+        pytest.exit(f"winlimit edition {editions.EDITION}: {e}", returncode=2)
 
 
 @pytest.fixture

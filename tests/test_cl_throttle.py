@@ -7,11 +7,14 @@ import os
 import pytest
 import redis
 
+from kit import editions
 from kit.aof import APPEND_ONLY
 from kit.fixtures import module_server
 from kit.server import REDIS_62
 from kit.errors import error_of
 from kit.keyspace import server_ms, snapshot
+
+pytestmark = editions.module_only("CL.THROTTLE is not part of the library")
 
 
 SEQUENCE = os.path.join(os.path.dirname(__file__), "data", "redis_cell_sequence.json")

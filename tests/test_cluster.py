@@ -15,7 +15,7 @@ from redis.crc import key_slot
 
 from kit.cluster import Cluster
 from kit.commands import Reply
-from kit import commands
+from kit import commands, editions
 from kit.support import W
 from kit.errors import error_of
 
@@ -78,6 +78,7 @@ def holders(cluster, key):
     ("slide", []), ("slide", ["COST", 2]), ("slide", [2 * W, 9, "COST", 2]), ("slide", ["BUCKET", 1000]),
     ("fixed", ["COST", 2, "ALIGN"]), ("fixed", ["ALIGN"]),
     ("slide_ro", ["COST", 3]), ("fixed_ro", ["ALIGN", "COST", 3])])
+@editions.module_only("COMMAND GETKEYS reads the module's key specs; FCALL's keys are its numkeys")
 def test_command_getkeys_returns_the_one_key(cluster, command, extra):
     r = cluster.nodes[0].client
     assert r.command_getkeys("WINLIMIT." + command.upper(), "rl:k", W, 5, *extra) == ["rl:k"]

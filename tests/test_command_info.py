@@ -3,8 +3,10 @@
 import pytest
 import redis
 
-from kit import commands
+from kit import commands, editions
 from kit.server import REDIS_62
+
+pytestmark = editions.module_only("COMMAND INFO, DOCS and LIST describe the module's commands; the library's calls are FCALL or EVALSHA")
 
 
 COMMANDS = [c.name for c in commands.DEFAULT]
@@ -42,8 +44,8 @@ def test_command_list_filtered_by_module_gives_the_kits_table(rd):
 
 
 @pytest.mark.parametrize("name", COMMANDS)
-def test_arity_is_minus_four(rd, name):
-    assert info(rd, name)["arity"] == (-1 if REDIS_62 else -4)
+def test_arity_is_the_rows(rd, name):
+    assert info(rd, name)["arity"] == (-1 if REDIS_62 else commands.by_name(name).arity)
 
 
 @pytest.mark.parametrize("name", COMMANDS)
@@ -111,22 +113,9 @@ def test_docs_give_summary_complexity_and_module(rd, name):
 
 @needs_command_docs
 @pytest.mark.parametrize("name", COMMANDS)
-def test_docs_list_the_arguments(rd, name):
+def test_docs_list_the_arguments_of_the_kits_row(rd, name):
     key = {"name": "key", "type": "key", "key_spec_index": 0}
-    window_ms = {"name": "window_ms", "type": "integer"}
-    limit = {"name": "limit", "type": "integer"}
-    cost = {"name": "cost", "type": "integer", "token": "COST", "flags": ["optional"]}
-    if name.startswith("winlimit.fixed"):
-        align = {"name": "align", "type": "pure-token", "token": "ALIGN", "flags": ["optional"]}
-        expected = [key, window_ms, limit, cost, align]
-    elif name.startswith("winlimit.gcra"):
-        period = {"name": "period_ms", "type": "integer"}
-        burst = {"name": "burst", "type": "integer", "token": "BURST", "flags": ["optional"]}
-        expected = [key, period, limit, burst, cost]
-    else:
-        pairs = {"name": "window", "type": "block", "flags": ["multiple"], "arguments": [window_ms, limit]}
-        bucket = {"name": "bucket_ms", "type": "integer", "token": "BUCKET", "flags": ["optional"]}
-        expected = [key, pairs, cost, bucket]
+    expected = [key, *(a.docs() for a in commands.by_name(name).arguments)]
     assert without_default_display_text(docs(rd, name)["arguments"]) == expected
 
 

@@ -5,10 +5,12 @@ module and not to the table, or the other way round, fails here."""
 import pytest
 import redis
 
-from kit import commands
+from kit import commands, editions
 from kit.durability import SHAPES
 from kit.fixtures import module_server
 from kit.server import REDIS_62
+
+pytestmark = editions.module_only("what the module registers; the library registers functions, tested by the library's own tests")
 
 compat = module_server(module_args=["cell-compat", "yes"])
 

@@ -1,130 +1,165 @@
-"""Every bad input gets its exact error text and leaves the keyspace unchanged."""
-
-import uuid
+"""Every bad input gets its exact error text and leaves the keyspace unchanged: for every row
+of the kit's table, the cases its arguments and key type call for."""
 
 import pytest
 
+from kit import commands, editions
+from kit.commands import WRONGTYPE
 from kit.server import REDIS_62
-from kit.commands import call
 from kit.errors import error_of
-from kit.keyspace import server_ms, snapshot
+from kit.keyspace import snapshot
+from kit.support import each_writers_key
 
 
 W = 1000
-COMMANDS = ["slide", "fixed", "slide_ro", "fixed_ro"]
-
-WINDOW_ERR = "ERR window_ms must be an integer between 1 and 1000000000000"
-LIMIT_ERR = "ERR limit must be an integer between 0 and 10000"
-FIXED_LIMIT_ERR = "ERR limit must be an integer between 0 and 1000000000000"
 COST_ERR = "ERR COST must be a positive integer"
-COST_NEEDS_VALUE = "ERR COST needs a value"
-WRONGTYPE = "WRONGTYPE Operation against a key holding the wrong kind of value"
-NOT_INTEGER = "ERR value is not an integer or out of range"
-
-BAD_WINDOWS = ["0", "-1", "1000000000001", "99999999999999999999", "abc", "1.5", "1e3", ""]
-FIXED_BAD_LIMITS = ["-1", "1000000000001", "99999999999999999999", "abc", "2.5", ""]
-BAD_LIMITS = ["-1", "10001", "99999999999999999999", "abc", "2.5", ""]
+RANGE_ERR = "ERR {} must be an integer between {} and {}"
+LIMIT_ERR = RANGE_ERR.format("limit", 0, 10000)
+WINDOW_ERR = RANGE_ERR.format("window_ms", 1, 10**12)
 BAD_COSTS = ["0", "-1", "99999999999999999999", "abc", "1.5", ""]
-
 
 PAIR_AFTER_OPTIONS = "ERR '{}' where an option was expected: window_ms limit pairs come before the options"
 NO_LIMIT = "ERR window_ms {} has no limit after it"
+PAIRS_IN_PLACE = [
+    ([W, 5, "COST", 1, 2 * W, 3], PAIR_AFTER_OPTIONS.format(2 * W)),
+    ([W, 5, 2 * W], NO_LIMIT.format(2 * W)),
+    ([W, 5, 2 * W, "COST", 1], NO_LIMIT.format(2 * W)),
+]
 NINE_PAIRS = [x for i in range(1, 10) for x in (i * W, 5)]
-SEVERAL_WINDOWS = [
-    ([W, 5, 2 * W, 9, W, 3], f"ERR window_ms {W} given more than once"),
-    (NINE_PAIRS, "ERR at most 8 window_ms limit pairs are allowed"),
-    ([W, 5, 0, 3], WINDOW_ERR),
-    ([W, 5, 2 * W, 10001], LIMIT_ERR),
-    ([W, 5, 2 * W, -1], LIMIT_ERR),
-]
-BUCKET = [
-    ([W, 5, "BUCKET", 0], f"ERR BUCKET must be an integer between 1 and {W}"),
-    ([W, 5, "BUCKET", W + 1], f"ERR BUCKET must be an integer between 1 and {W}"),
-    ([W, 5, "BUCKET", "x"], f"ERR BUCKET must be an integer between 1 and {W}"),
-    ([W, 5, "BUCKET"], "ERR BUCKET needs a value"),
-    ([W, 5, "BUCKET", 10, "bucket", 10], "ERR option 'BUCKET' given more than once"),
-    ([10**6, 5, "BUCKET", 999], "ERR BUCKET must be an integer between 1000 and 1000000"),
-    ([10, 5, 10**6, 5, "BUCKET", 10], "ERR BUCKET cannot serve these windows: the largest needs buckets "
-                                      "of at least 1000 ms, the smallest allows at most 10 ms"),
-    ([W, 10**12 + 1, "BUCKET", 10], "ERR limit must be an integer between 0 and 1000000000000"),
-    ([W, 10001], LIMIT_ERR),
-]
+
+# The cases each argument calls for, beyond the generic ones (ranges, options, key types),
+# by the argument's name in the kit's table. An argument missing here fails the suite.
+ARGUMENT_CASES = {
+    "window": lambda c: PAIRS_IN_PLACE + [
+        ([W, 5, 2 * W, 9, W, 3], f"ERR window_ms {W} given more than once"),
+        (NINE_PAIRS, "ERR at most 8 window_ms limit pairs are allowed"),
+        ([W, 5, 0, 3], WINDOW_ERR),
+        ([W, 5, 2 * W, 10001], LIMIT_ERR),
+        ([W, 5, 2 * W, -1], LIMIT_ERR),
+    ],
+    "window_ms": lambda c: PAIRS_IN_PLACE + [([W, 5, 2 * W, 9], f"ERR {c.writer.name.upper()} takes one window_ms limit pair")],
+    "limit": lambda c: [],
+    "period_ms": lambda c: [],
+    "cost": lambda c: [([W, 5, "COST", cost], COST_ERR) for cost in BAD_COSTS] + [
+        ([W, 5, "COSTS", 2], "ERR unknown option 'COSTS'"),
+        ([W, 5, "COST", 2, "Nope"], "ERR unknown option 'Nope'"),
+        ([W, 5, "Nope", "COST", 2], "ERR unknown option 'Nope'"),
+    ],
+    "bucket_ms": lambda c: [
+        ([W, 5, "BUCKET", 0], f"ERR BUCKET must be an integer between 1 and {W}"),
+        ([W, 5, "BUCKET", W + 1], f"ERR BUCKET must be an integer between 1 and {W}"),
+        ([W, 5, "BUCKET", "x"], f"ERR BUCKET must be an integer between 1 and {W}"),
+        ([10**6, 5, "BUCKET", 999], "ERR BUCKET must be an integer between 1000 and 1000000"),
+        ([10, 5, 10**6, 5, "BUCKET", 10], "ERR BUCKET cannot serve these windows: the largest needs buckets "
+                                          "of at least 1000 ms, the smallest allows at most 10 ms"),
+        ([W, 10**12 + 1, "BUCKET", 10], RANGE_ERR.format("limit", 0, 10**12)),  # BUCKET lifts the limit's bound
+    ],
+    "align": lambda c: [
+        ([W, 5, "ALIGN", "COST"], "ERR COST needs a value"),
+        ([W, 5, "COST", "ALIGN"], COST_ERR),
+        ([W, 5, "ALIGNED"], "ERR unknown option 'ALIGNED'"),
+    ],
+    "burst": lambda c: [([W, 5, "BURST", b], RANGE_ERR.format("BURST", 1, 10**12 * 5 // W)) for b in
+                        (0, -1, 10**12 * 5 // W + 1, "x", "")],
+}
+TOKENS = sorted({t for c in commands.DEFAULT for t in c.tokens})
+
+
+def test_every_argument_of_the_kits_table_has_its_cases():
+    assert {a.name for c in commands.DEFAULT for a in c.arguments} <= set(ARGUMENT_CASES)
+
+
+def bad_values(arg):
+    """Below and above the range, and what is no integer as the module reads them."""
+    return list(dict.fromkeys([str(arg.low - 1), "-1", str(arg.high + 1), "99999999999999999999",
+                               "abc", "1.5", "1e3", "", "0x10", "+1", " 12"]))
+
+
+def option_cases(c):
+    """Each option given twice or without its value, and the other rows' options."""
+    out = [([W, 5, "XYZ"], "ERR unknown option 'XYZ'"), ([W, 5, "xyz"], "ERR unknown option 'xyz'")]
+    for arg in c.arguments:
+        if arg.type == "pure-token":
+            out.append(([W, 5, arg.token, arg.token.lower()], f"ERR option '{arg.token}' given more than once"))
+        elif arg.token:
+            out += [([W, 5, arg.token, 1, arg.token.lower(), 1], f"ERR option '{arg.token}' given more than once"),
+                    ([W, 5, arg.token], f"ERR {arg.token} needs a value"),
+                    ([W, 5, arg.token.lower()], f"ERR {arg.token} needs a value")]
+    return out + [([W, 5, t], f"ERR unknown option '{t}'") for t in TOKENS if t not in c.tokens]
+
+
+def argument_cases(c):
+    """For every argument: its range errors (positional) and its own cases."""
+    out = []
+    valid = [W, 5]
+    for i, arg in enumerate(c.positional):
+        error = RANGE_ERR.format(arg.name, arg.low, arg.high)
+        out += [(valid[:i] + [bad] + valid[i + 1:], error) for bad in bad_values(arg)]
+    for arg in c.arguments:
+        out += ARGUMENT_CASES[arg.name](c)
+    return out + option_cases(c)
+
+
+UNREADABLE_STRINGS = ("str", "neg", "float", "big", "empty")
+
+
+def key_type_cases(c):
+    """Keys of another type are WRONGTYPE; a string of another format gets its string error."""
+    out = [(key, WRONGTYPE) for key in ("list", "hash", "set")]
+    strings = [*UNREADABLE_STRINGS, *(f"own:{o.short}" for o in commands.WRITERS
+                                      if o.key_type == "string" and o.state != c.state)]
+    out += [(key, c.string_error if c.key_type == "string" else WRONGTYPE) for key in strings]
+    if c.key_type == "string":
+        out += [(f"own:{o.short}", WRONGTYPE) for o in commands.WRITERS if o.key_type != "string"]
+    return [([key, *c.sample], error) for key, error in out]
 
 
 def populate(r):
-    """Keys of every kind; "z" holds a stale entry and "n" has no TTL, so a call that
-    wrongly writes before failing (trims, heals, creates) changes the snapshot."""
-    now = server_ms(r)
-    call(r, "slide", "z", 60000, 5)
-    r.zadd("z", {str(uuid.uuid4()): now - 10**7, str(uuid.uuid4()): now - 10})
-    call(r, "fixed", "c", 60000, 5)
-    r.set("n", 2)
+    """Keys of every kind: each writer's own key, with its TTL and without ("bare"), a
+    stale entry in each log, and strings no command wrote. A call that wrongly writes before
+    failing (trims, heals, creates) changes the snapshot."""
+    each_writers_key(r, "own:", persist=False)
+    each_writers_key(r, "bare:")
     r.rpush("list", "a", "b")
     r.hset("hash", "f", "v")
     r.sadd("set", "m")
-    r.set("str", "abc")
-    for key, value in [("neg", "-3"), ("float", "2.5"), ("big", "99999999999999999999"), ("empty", "")]:
+    for key, value in [("str", "abc"), ("neg", "-3"), ("float", "2.5"), ("big", "99999999999999999999"),
+                       ("empty", "")]:
         r.set(key, value)
 
 
 def cases():
     out = []
-    for cmd in COMMANDS:
-        is_fixed = cmd.startswith("fixed")
-        out += [(cmd, args, f"ERR wrong number of arguments for 'winlimit.{cmd}' command")
-                for args in ([], ["k"], ["k", W])]
-        for key in (["new", "c", "n"] if is_fixed else ["new", "z"]):
-            out += [(cmd, [key, w, 5], WINDOW_ERR) for w in BAD_WINDOWS]
-            out += [(cmd, [key, W, lim], FIXED_LIMIT_ERR if is_fixed else LIMIT_ERR)
-                    for lim in (FIXED_BAD_LIMITS if is_fixed else BAD_LIMITS)]
-            out += [(cmd, [key, W, 5, "COST", c], COST_ERR) for c in BAD_COSTS]
-            out += [(cmd, [key, W, 5, *opts], COST_NEEDS_VALUE)
-                    for opts in (["COST"], ["cost"])]
-            out += [(cmd, [key, W, 5, *opts], f"ERR unknown option '{bad}'")
-                    for opts, bad in [(["XYZ"], "XYZ"), (["xyz"], "xyz"), (["COSTS", 2], "COSTS"),
-                                      (["COST", 2, "Nope"], "Nope"), (["Nope", "COST", 2], "Nope")]]
-            out += [(cmd, [key, W, 5, *opts], "ERR option 'COST' given more than once")
-                    for opts in (["COST", 1, "COST", 2], ["cost", 1, "Cost", 1])]
-            if is_fixed:
-                out += [(cmd, [key, W, 5, *opts], "ERR option 'ALIGN' given more than once")
-                        for opts in (["ALIGN", "align"], ["ALIGN", "COST", 2, "ALIGN"])]
-                out += [(cmd, [key, W, 5, *opts], COST_NEEDS_VALUE) for opts in (["ALIGN", "COST"],)]
-                out += [(cmd, [key, W, 5, "COST", "ALIGN"], COST_ERR)]
-                out += [(cmd, [key, W, 5, "ALIGNED"], "ERR unknown option 'ALIGNED'")]
-                out += [(cmd, [key, W, 5, 2 * W, 9], "ERR WINLIMIT.FIXED takes one window_ms limit pair")]
-            else:
-                out += [(cmd, [key, W, 5, *opts], f"ERR unknown option '{bad}'")
-                        for opts, bad in [(["ALIGN"], "ALIGN"), (["align"], "align"),
-                                          (["COST", 2, "ALIGN"], "ALIGN")]]
-                out += [(cmd, [key, *args], expected) for args, expected in SEVERAL_WINDOWS + BUCKET]
-            out += [(cmd, [key, W, 5, "COST", 1, 2 * W, 3], PAIR_AFTER_OPTIONS.format(2 * W)),
-                    (cmd, [key, W, 5, 2 * W], NO_LIMIT.format(2 * W)),
-                    (cmd, [key, W, 5, 2 * W, "COST", 1], NO_LIMIT.format(2 * W))]
-        if is_fixed:
-            out += [(cmd, [key, W, 5], WRONGTYPE) for key in ("list", "hash", "set", "z")]
-            out += [(cmd, [key, W, 5], NOT_INTEGER) for key in ("str", "neg", "float", "big", "empty")]
-        else:
-            out += [(cmd, [key, W, 5], WRONGTYPE)
-                    for key in ("list", "hash", "set", "str", "n", "neg", "c")]
+    for c in commands.DEFAULT:
+        wrong_number = f"ERR wrong number of arguments for '{c.name}' command"
+        out += [(c, ["k", *c.sample][:n], wrong_number) for n in range(-c.arity - 1)]
+        for key in ("new", f"own:{c.writer.short}", f"bare:{c.writer.short}"):
+            out += [(c, [key, *args], expected) for args, expected in argument_cases(c)]
+        out += [(c, args, expected) for args, expected in key_type_cases(c)]
     return out
 
 
-@pytest.mark.parametrize("cmd,args,expected", [
-    pytest.param(cmd, args, expected, id=" ".join(map(repr, [cmd, *args])))
-    for cmd, args, expected in cases()])
-def test_bad_input_gets_exact_error_and_changes_nothing(server, r, cmd, args, expected):
+@pytest.mark.parametrize("command,args,expected", [
+    pytest.param(c, args, expected, id=" ".join(map(repr, [c.short, *args])))
+    for c, args, expected in cases()])
+def test_bad_input_gets_exact_error_and_changes_nothing(server, r, command, args, expected):
     populate(r)
     before = snapshot(r, dump=True)
-    error = error_of(server.port, "WINLIMIT." + cmd.upper(), *args)
+    error = error_of(server.port, command.name.upper(), *args)
     if REDIS_62 and expected.startswith("ERR wrong number"):
         error = "ERR " + error[4:].lower()  # Redis 6.2 names the command as the client typed it
     assert error == expected
     assert snapshot(r, dump=True) == before
 
 
-@pytest.mark.parametrize("cmd", COMMANDS)
-def test_extreme_valid_arguments_are_accepted(r, cmd):
-    top = 10**12 if cmd.startswith("fixed") else 10000
-    assert call(r, cmd, "k1", 1, top)[:2] == (1, top)
-    assert call(r, cmd, "k2", 1000000000000, 0)[:2] == (0, 0)
-    assert call(r, cmd, "k3", 1000000000000, top, "COST", 7)[:2] == (1, top)
+def extremes(c):
+    narrower = editions.module_only(f"the library's exact range is narrower: {c.library_range}")
+    return pytest.param(c, id=c.short, marks=[narrower] if c.library_range else [])
+
+
+@pytest.mark.parametrize("command", [extremes(c) for c in commands.DEFAULT])
+def test_extreme_valid_arguments_are_accepted(r, command):
+    window, limit = command.positional
+    assert r.execute_command(command.name, "k1", window.low, limit.high)[:2] == [1, limit.high]
+    assert r.execute_command(command.name, "k2", window.high, limit.low)[:2] == [int(limit.low > 0), limit.low]
+    assert r.execute_command(command.name, "k3", window.high, limit.high, "COST", 7)[:2] == [1, limit.high]

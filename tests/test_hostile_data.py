@@ -5,6 +5,7 @@ identically."""
 
 import redis
 
+from kit import commands
 from kit.bucket_layout import encode as bucket_ring
 from kit.errors import error_of
 from kit.keyspace import pexpiretime, set_pxat, snapshot
@@ -64,15 +65,12 @@ def prepare(r):
         r.pexpireat(key, now + 3_600_000)
 
 
-# Periods of W, as the windows: a key a call writes must not expire while the master's and
-# the replica's keyspaces are compared (a 1 s GCRA period did, once, on a loaded machine).
-COMMANDS = [
-    ("WINLIMIT.SLIDE", W, 10), ("WINLIMIT.SLIDE_RO", W, 10), ("WINLIMIT.SLIDE", 1000, 2, W, 10, "COST", 2),
-    ("WINLIMIT.SLIDE", W, 10, "BUCKET", 1000), ("WINLIMIT.SLIDE_RO", W, 10, "BUCKET", 1000),
-    ("WINLIMIT.SLIDE", 1000, 2, W, 10, "BUCKET", 1000, "COST", 2),
-    ("WINLIMIT.FIXED", W, 10), ("WINLIMIT.FIXED_RO", W, 10), ("WINLIMIT.FIXED", W, 10, "ALIGN"),
-    ("WINLIMIT.GCRA", W, 10), ("WINLIMIT.GCRA_RO", W, 10), ("WINLIMIT.GCRA", W, 3, "BURST", 7, "COST", 2),
-]
+# Every hostile call of every row of the kit's table.
+COMMANDS = [(c.name.upper(), *args) for c in commands.DEFAULT for args in c.hostile]
+
+
+def test_every_row_of_the_kits_table_has_hostile_calls():
+    assert all(c.hostile for c in commands.DEFAULT), [c.name for c in commands.DEFAULT if not c.hostile]
 
 
 def test_every_command_on_every_hostile_key(start_server):

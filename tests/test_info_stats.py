@@ -7,9 +7,11 @@ import pytest
 
 from kit.server import CARGO_VERSION
 from kit.commands import call
-from kit import commands
+from kit import commands, editions
 from kit.errors import error_of
 from kit.support import W
+
+pytestmark = editions.module_only("INFO winlimit's counters are the module's; a library cannot add INFO fields")
 
 
 COMMANDS = [c.short for c in commands.DEFAULT]  # in the order the module registers them

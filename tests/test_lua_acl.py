@@ -4,8 +4,11 @@ the server clock was refused, never falling back to another clock."""
 
 import redis
 
+from kit import editions
 from kit.lua_library import Library
 from kit.server import REDIS_62
+
+pytestmark = editions.module_only("it loads the library itself: one run, in the module edition")
 
 HOUR = 3_600_000
 # README "Without the module", word for word (Redis 6.x reads expiries with PTTL: it has no

@@ -3,9 +3,12 @@ cluster client's FCALL (EVALSHA) reaches the key's owner and answers as on one s
 
 import pytest
 
+from kit import editions
 from kit.cluster import Cluster
 from kit.lua_library import Library
 from kit.server import REDIS_62
+
+pytestmark = editions.module_only("it loads the library itself: one run, in the module edition")
 
 HOUR = 3_600_000
 

@@ -4,10 +4,13 @@ load; and the read-only functions answer on a replica."""
 
 import random
 
+from kit import editions
 from kit.keyspace import snapshot
 from kit.lua_library import Library
 from kit.server import REDIS_62, wait_replica_offset
 from kit.support import wait_until
+
+pytestmark = editions.module_only("it loads the module and the library itself, on one server: one run, in the module edition")
 
 HOUR = 3_600_000
 

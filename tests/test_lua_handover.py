@@ -8,10 +8,13 @@ Windows and periods are an hour or more, so no unit leaves them during a test.""
 
 import pytest
 
+from kit import editions
 from kit.bucket_layout import bucket_log
 from kit.lua_library import Library
 from kit.keyspace import pexpiretime
 from kit.server import IS_VALKEY, REDIS_62, module_path
+
+pytestmark = editions.module_only("it loads the module and the library itself, on one server: one run, in the module edition")
 
 HOUR = 3_600_000
 # Costs of the calls, in order; the first three go to the first edition, the next three to

@@ -6,9 +6,12 @@ leaves the key untouched."""
 
 import redis
 
+from kit import editions
 from kit.keyspace import pexpiretime
 from kit.lua_library import Library
 from kit.server import REDIS_62
+
+pytestmark = editions.module_only("it loads the module and the library itself, on one server: one run, in the module edition")
 from test_hostile_data import COMMANDS, prepare
 
 RANGE_ERROR = "exact range of the winlimit library"

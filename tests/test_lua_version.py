@@ -1,8 +1,11 @@
 """winlimit_version (FCALL winlimit_version 0; EVALSHA <sha> 0 winlimit_version on 6.2) is
 Cargo.toml's version, the module's: the two editions are released together."""
 
+from kit import editions
 from kit.lua_library import Library, library_text, script_text
 from kit.server import CARGO_VERSION, REDIS_62
+
+pytestmark = editions.module_only("it loads the library itself: one run, in the module edition")
 
 
 def test_the_library_reports_cargo_tomls_version(r):

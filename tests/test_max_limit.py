@@ -4,6 +4,7 @@ the exact log, whose size grows with the limit; FIXED keeps one number whatever 
 import pytest
 import redis
 
+from kit import editions
 from kit.fixtures import module_server
 from kit.server import REDIS_62, RedisServer
 from kit.commands import call
@@ -34,21 +35,30 @@ def rs(small):
 
 # Redis 6.2 has no module configs: there the module argument is the only way to set it.
 needs_module_configs = pytest.mark.skipif(REDIS_62, reason="Redis 6 (6.0, 6.2) has no module configs")
+# Every test below the default's: the library cannot read module settings.
+module_setting = editions.module_only("winlimit.max-limit is a module setting; the library's cap is fixed at 10000")
 
 
 def test_default_is_ten_thousand(server, r):
+    """The library's fixed cap is the module's default."""
     assert call(r, "slide", "k", W, 10000)[:2] == (1, 10000)
     assert error_of(server.port, "WINLIMIT.SLIDE", "k", W, 10001) == "ERR limit must be an integer between 0 and 10000"
-    if not REDIS_62:
-        assert max_limit(r) == "10000"
 
 
+@needs_module_configs
+@module_setting
+def test_config_get_gives_the_default(r):
+    assert max_limit(r) == "10000"
+
+
+@module_setting
 def test_module_argument_sets_it(small, rs):
     assert error_of(small.port, "WINLIMIT.SLIDE", "k", W, 6) == "ERR limit must be an integer between 0 and 5"
     if not REDIS_62:
         assert max_limit(rs) == "5"
 
 
+@module_setting
 @pytest.mark.skipif(not REDIS_62, reason="servers with module configs take CONFIG SET")
 def test_without_module_configs_config_set_is_refused_and_the_argument_holds(small, rs):
     with pytest.raises(redis.ResponseError):
@@ -56,6 +66,7 @@ def test_without_module_configs_config_set_is_refused_and_the_argument_holds(sma
     assert error_of(small.port, "WINLIMIT.SLIDE", "k", W, 6) == "ERR limit must be an integer between 0 and 5"
 
 
+@module_setting
 @pytest.mark.parametrize("command", COMMANDS)
 def test_module_argument_limit_above_it_gets_error_and_writes_nothing(small, rs, command):
     call(rs, "slide", "s", W, 5)
@@ -67,11 +78,13 @@ def test_module_argument_limit_above_it_gets_error_and_writes_nothing(small, rs,
     assert snapshot(rs, dump=True) == before
 
 
+@module_setting
 @pytest.mark.parametrize("command", COMMANDS)
 def test_limit_equal_to_it_is_accepted(rs, command):
     assert call(rs, command, "k", W, 5)[:2] == (1, 5)
 
 
+@module_setting
 @needs_module_configs
 @pytest.mark.parametrize("command", COMMANDS)
 def test_config_set_changes_the_bound_at_once(small, rs, command):
@@ -83,6 +96,7 @@ def test_config_set_changes_the_bound_at_once(small, rs, command):
     assert rs.exists("k2") == 0
 
 
+@module_setting
 @needs_module_configs
 @pytest.mark.parametrize("value", ["0", "-1", "1000000000001", "abc", "1.5"])
 def test_config_set_outside_one_to_ten_to_the_twelve_fails_and_keeps_the_value(rs, value):
@@ -91,6 +105,7 @@ def test_config_set_outside_one_to_ten_to_the_twelve_fails_and_keeps_the_value(r
     assert max_limit(rs) == "5"
 
 
+@module_setting
 @needs_module_configs
 @pytest.mark.parametrize("value", ["1", "1000000000000"])
 def test_config_set_accepts_the_bounds(rs, value):
@@ -98,12 +113,14 @@ def test_config_set_accepts_the_bounds(rs, value):
     assert max_limit(rs) == value
 
 
+@module_setting
 @needs_module_configs
 def test_config_set_to_the_upper_bound_allows_that_limit(small, rs):
     rs.config_set("winlimit.max-limit", 10**12)
     assert call(rs, "slide", "k", W, 10**12)[:3] == (1, 10**12, 10**12 - 1)
 
 
+@module_setting
 @pytest.mark.parametrize("command", ["fixed", "fixed_ro"])
 def test_fixed_limits_are_not_bounded_by_it(rs, command):
     assert call(rs, command, "k", W, 10**12)[:2] == (1, 10**12)
@@ -111,6 +128,7 @@ def test_fixed_limits_are_not_bounded_by_it(rs, command):
                     10**12 + 1) == "ERR limit must be an integer between 0 and 1000000000000"
 
 
+@module_setting
 def test_a_config_file_value_out_of_range_refuses_the_load_and_says_why(tmp_path):
     """The server logs the value it refused; the module's own line says the load failed for
     it (not that the server lacks module configs). Redis 6.2 refuses the directive itself."""

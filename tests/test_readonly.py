@@ -1,10 +1,12 @@
-"""WINLIMIT.SLIDE_RO / WINLIMIT.FIXED_RO: report what the writer would do, write nothing."""
+"""The `_RO` readers report what their writer would do and write nothing: SLIDE_RO and
+FIXED_RO in detail, then every reader of the kit's table."""
 
 import uuid
 
 import pytest
 import redis
 
+from kit import commands
 from kit.commands import call
 from kit.keyspace import pexpiretime, server_ms, snapshot
 
@@ -133,33 +135,59 @@ def test_fixed_ro_limit_below_count_gives_remaining_zero(r):
     assert (rep.allowed, rep.remaining) == (0, 0)
 
 
-# ---- command flags and replicas ----
+# ---- every reader of the kit's table ----
 
-@pytest.mark.parametrize("name", ["winlimit.slide_ro", "winlimit.fixed_ro"])
-def test_ro_commands_are_flagged_readonly(r, name):
-    flags = r.execute_command("COMMAND", "INFO", name)[name]["flags"]
-    assert "readonly" in flags and "write" not in flags
+READERS = [pytest.param(c, id=c.short) for c in commands.READERS]
 
 
-@pytest.mark.parametrize("name", ["winlimit.slide", "winlimit.fixed"])
-def test_writing_commands_are_flagged_write(r, name):
-    assert "write" in r.execute_command("COMMAND", "INFO", name)[name]["flags"]
+def test_every_reader_has_a_writer_partner_and_the_other_way_round():
+    for reader in commands.READERS:
+        writer = commands.by_name(reader.partner)
+        assert writer.writes and writer.partner == reader.name
+        assert (writer.arguments, writer.key_type, writer.sample) == (reader.arguments, reader.key_type, reader.sample)
 
 
-def test_ro_variants_answer_on_a_replica(master_replica):
+def assert_peek_foretells(peek, taken):
+    """A reader's reply before an accepted writer's call of one unit: the same verdict and
+    limit, and the remaining units before the writer took its unit."""
+    assert (peek[0], peek[1], peek[2] - 1) == (taken[0], taken[1], taken[2]) == (1, taken[1], taken[2])
+
+
+@pytest.mark.parametrize("reader", READERS)
+def test_a_reader_on_a_missing_key_reports_a_full_budget_and_creates_nothing(r, reader):
+    for i, args in enumerate((reader.sample, *reader.variants)):
+        peek = r.execute_command(reader.name, f"k{i}", *args)
+        assert r.dbsize() == 0
+        assert peek[1:] == [peek[1], peek[1], 0, 0]
+        assert_peek_foretells(peek, r.execute_command(reader.partner, f"k{i}", *args))
+        r.flushall()
+
+
+@pytest.mark.parametrize("reader", READERS)
+def test_a_reader_reports_what_its_writer_would_and_writes_nothing(r, reader):
+    for i, args in enumerate((reader.sample, *reader.variants)):
+        key = f"k{i}"
+        r.execute_command(reader.partner, key, *args)
+        before = snapshot(r, dump=True)
+        peek = r.execute_command(reader.name, key, *args)
+        assert snapshot(r, dump=True) == before
+        assert_peek_foretells(peek, r.execute_command(reader.partner, key, *args))
+
+
+@pytest.mark.parametrize("reader", READERS)
+def test_every_reader_answers_on_a_replica(master_replica, reader):
     master, replica = master_replica
     m, rep = master.client, replica.client
-    slide(m, "s", W, 5)
-    fixed(m, "f", W, 5, "COST", 2)
+    m.execute_command(reader.partner, "k", *reader.sample)
     assert m.execute_command("WAIT", 1, 5000) == 1
-    assert slide_ro(rep, "s", W, 5)[:4] == (1, 5, 4, 0)
-    assert fixed_ro(rep, "f", W, 5)[:4] == (1, 5, 3, 0)
+    assert rep.execute_command(reader.name, "k", *reader.sample)[:3] == \
+        m.execute_command(reader.name, "k", *reader.sample)[:3]
     assert snapshot(rep) == snapshot(m)
 
 
-@pytest.mark.parametrize("command", ["slide", "fixed"])
-def test_writing_variants_are_refused_on_a_replica(master_replica, command):
+@pytest.mark.parametrize("writer", [pytest.param(c, id=c.short) for c in commands.WRITERS])
+def test_every_writer_is_refused_on_a_replica(master_replica, writer):
     _, replica = master_replica
     with pytest.raises(redis.ReadOnlyError):
-        call(replica.client, command, "k", W, 5)
+        replica.client.execute_command(writer.name, "k", *writer.sample)
     assert replica.client.dbsize() == 0

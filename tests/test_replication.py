@@ -4,6 +4,7 @@ import uuid
 
 import pytest
 
+from kit import editions
 from kit.aof import APPEND_ONLY, rewrite_done
 from kit.bucket_layout import encode as bucket_ring
 from kit import commands
@@ -147,6 +148,7 @@ return redis.call('WINLIMIT.FIXED', KEYS[2], ARGV[1], 3)
 """
 
 
+@editions.module_only("a Lua script calls WINLIMIT.* as commands, which only the module registers")
 def test_calls_inside_multi_and_lua_replicate_their_effects(start_server):
     master = start_server()
     replica = start_server(module=False, args=["--replicaof", "127.0.0.1", str(master.port)])

@@ -5,6 +5,7 @@ import importlib.metadata
 
 import winlimit
 
+from kit import editions
 from kit.server import CARGO_VERSION
 
 
@@ -13,6 +14,7 @@ def encoded(version):
     return major * 10000 + minor * 100 + patch
 
 
+@editions.module_only("MODULE LIST lists the module; the library says its version with winlimit_version")
 def test_module_list_reports_the_cargo_version_encoded(r):
     [module] = [m for m in r.module_list() if m[b"name"] == b"winlimit"]
     assert module[b"ver"] == encoded(CARGO_VERSION)

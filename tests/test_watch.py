@@ -1,42 +1,32 @@
-"""WATCH sees a WINLIMIT call as a write only when it writes, like core commands."""
+"""WATCH sees a WINLIMIT call as a write only when it writes, like core commands: for every
+row of the kit's table and each of its valid shapes (its sample and variants)."""
 
 import pytest
 import redis
 
 from kit import commands
-from kit.commands import call
 
 
-WRITE_CALLS = {
-    "slide accepted": ("slide", 60000, 5),
-    "bucket accepted": ("slide", 60000, 5, "BUCKET", 1000),
-    "gcra accepted": ("gcra", 60000, 5),
-    "fixed accepted": ("fixed", 60000, 5),
-}
-QUIET_CALLS = {
-    "slide rejected": ("slide", 60000, 1),
-    "bucket rejected": ("slide", 60000, 1, "BUCKET", 1000),
-    "bucket_ro": ("slide_ro", 60000, 5, "BUCKET", 1000),
-    "gcra rejected": ("gcra", 60000, 1),
-    "gcra_ro": ("gcra_ro", 60000, 5),
-    "fixed rejected": ("fixed", 60000, 1),
-    "slide_ro": ("slide_ro", 60000, 5),
-    "fixed_ro": ("fixed_ro", 60000, 5),
-}
+# (row, arguments after the key): every valid call of every row; the limit is second.
+SHAPES = [(c, args) for c in commands.DEFAULT for args in (c.sample, *c.variants)]
+IDS = [" ".join(map(str, [c.short, *args])) for c, args in SHAPES]
 
 
-def test_every_command_of_the_kits_table_has_a_case():
-    covered = {case[0] for case in [*WRITE_CALLS.values(), *QUIET_CALLS.values()]}
-    assert covered == {c.short for c in commands.DEFAULT}
+def fill(r, command, key, args):
+    """Call until a call is rejected: the key is full, and tidy (a rejection changes nothing)."""
+    for _ in range(20):
+        if r.execute_command(command.name, key, *args)[0] == 0:
+            return
+    raise AssertionError(f"{command.name} {args} accepted 20 calls")
 
 
-def transaction_after(r, key, command, window, limit, *options):
+def transaction_after(r, key, command, args):
     """WATCH key, let another client call the command, then try a transaction."""
     watcher = redis.Redis(port=r.connection_pool.connection_kwargs["port"])
     try:
         pipe = watcher.pipeline()
         pipe.watch(key)
-        call(r, command, key, window, limit, *options)
+        r.execute_command(command.name, key, *args)
         pipe.multi()
         pipe.set("marker", "1")
         pipe.execute()
@@ -47,17 +37,22 @@ def transaction_after(r, key, command, window, limit, *options):
         watcher.close()
 
 
-@pytest.mark.parametrize("shape", WRITE_CALLS.values(), ids=WRITE_CALLS.keys())
-def test_a_call_that_writes_aborts_transactions_watching_the_key(r, shape):
-    command, window, limit, *options = shape
-    algorithm = command.split("_")[0]
-    call(r, algorithm, "k", window, limit, *options)  # the key exists, with room left
-    assert transaction_after(r, "k", command, window, limit, *options) is False
+@pytest.mark.parametrize("command,args", [s for s in SHAPES if s[0].writes],
+                         ids=[i for i, s in zip(IDS, SHAPES) if s[0].writes])
+def test_an_accepted_call_aborts_transactions_watching_the_key(r, command, args):
+    r.execute_command(command.name, "k", *args)  # the key exists, with room left
+    assert transaction_after(r, "k", command, args) is False
 
 
-@pytest.mark.parametrize("shape", QUIET_CALLS.values(), ids=QUIET_CALLS.keys())
-def test_a_call_that_writes_nothing_leaves_watchers_alone(r, shape):
-    command, window, limit, *options = shape
-    algorithm = command.split("_")[0]
-    call(r, algorithm, "k", window, 1, *options)  # full under limit 1, tidy: a rejection changes nothing
-    assert transaction_after(r, "k", command, window, limit, *options) is True
+@pytest.mark.parametrize("command,args", [s for s in SHAPES if s[0].writes],
+                         ids=[i for i, s in zip(IDS, SHAPES) if s[0].writes])
+def test_a_rejected_call_leaves_watchers_alone(r, command, args):
+    fill(r, command, "k", args)
+    assert transaction_after(r, "k", command, args) is True
+
+
+@pytest.mark.parametrize("command,args", [s for s in SHAPES if not s[0].writes],
+                         ids=[i for i, s in zip(IDS, SHAPES) if not s[0].writes])
+def test_a_reader_leaves_watchers_alone(r, command, args):
+    r.execute_command(command.partner, "k", *args)  # the key exists, written by the partner
+    assert transaction_after(r, "k", command, args) is True

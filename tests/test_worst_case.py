@@ -8,6 +8,7 @@ change in the work a call does (a walk that grew with the log, say) can cross.""
 
 import pytest
 
+from kit import editions
 from kit.server import REDIS_62
 from kit.commands import call
 from kit.keyspace import server_ms
@@ -36,7 +37,8 @@ def timed(r):
                 r.restore(key, max(ttl, 0), saved)
             r.slowlog_reset()
             reply = r.execute_command(*command)
-            [entry] = [e for e in r.slowlog_get(1024) if e["command"].split()[0].upper() == command[0].encode()]
+            sent = editions.sent_command(command[0]).upper().encode()
+            [entry] = [e for e in r.slowlog_get(1024) if e["command"].split()[0].upper() == sent]
             best = entry["duration"] if best is None else min(best, entry["duration"])
         return reply, best
 
@@ -53,7 +55,7 @@ def largest_limit(r):
         top = int(str(e).rsplit(" ", 1)[1])
     else:
         raise AssertionError("a limit of 10^12 was accepted by default")
-    if not REDIS_62:
+    if not REDIS_62 and not editions.LIBRARY:  # the module's setting; the library's cap is fixed
         assert int(r.config_get("winlimit.max-limit")["winlimit.max-limit"]) == top
     return top
 
@@ -96,10 +98,14 @@ def test_a_rejected_large_cost_on_a_full_log_of_distinct_times(r, timed):
     assert reply[0] == 0 and reply[3] > 0 and us < BOUND_US
 
 
-def test_bucket_and_gcra_with_huge_limits_and_costs(r, timed):
+def test_bucket_with_a_huge_limit_and_cost(r, timed):
     reply, bucket_us = timed("WINLIMIT.SLIDE", "b", 60000, 10**12, "BUCKET", 60, "COST", 10**12)
-    assert reply[0] == 1
+    print(f"worst case: BUCKET COST 10^12: {bucket_us} us")
+    assert reply[0] == 1 and bucket_us < BOUND_US
+
+
+@editions.module_only("beyond the library's exact GCRA range (README: period_ms up to 30 days, BURST up to 10^6)")
+def test_gcra_with_a_huge_limit_and_cost(r, timed):
     reply, gcra_us = timed("WINLIMIT.GCRA", "g", 10**12, 10**12, "COST", 10**12)
-    assert reply[0] == 1
-    print(f"worst case: BUCKET COST 10^12: {bucket_us} us, GCRA COST 10^12: {gcra_us} us")
-    assert bucket_us < BOUND_US and gcra_us < BOUND_US
+    print(f"worst case: GCRA COST 10^12: {gcra_us} us")
+    assert reply[0] == 1 and gcra_us < BOUND_US

@@ -112,8 +112,47 @@ fn invalid(what: &str) -> StoredError {
     StoredError::Invalid(what.to_string())
 }
 
+/// The stored log as this call counts it: read once, then shared by every pair's check and
+/// by the plan.
+struct Count {
+    /// The bucket length.
+    b: i64,
+    /// The bookkeeping; `None` for a missing key or one whose expiry has come.
+    header: Option<Header>,
+    expired: bool,
+    stored_expiry: Option<i64>,
+    largest_window_ms: i64,
+    /// Where the largest window's buckets start counting.
+    first_in_largest: i64,
+    /// Units the largest window counts.
+    in_largest: i64,
+    /// What the largest pair has left before the call.
+    largest_remaining: i64,
+}
+
+/// The verdict, and what the plan needs of it.
+struct Decision {
+    verdict: Verdict,
+    /// Accepted, by a recording call.
+    records: bool,
+    /// The last ms of the newest bucket that counts after the call, if any does.
+    newest_end: Option<i64>,
+}
+
 /// Decides one call at `now`. `request.bucket_ms` is set (and valid) by the parser.
 pub fn decide(now: i64, request: &SlideRequest, mode: Mode, view: &impl BucketView) -> Result<BucketPlan, StoredError> {
+    let count = count(now, request, view)?;
+    let decision = verdict(now, request, mode, &count, view)?;
+    if mode == Mode::Peek {
+        let verdict = decision.verdict;
+        return Ok(BucketPlan { verdict, discard: false, record: None, header: None, stored: None, expire_at: None });
+    }
+    plan(now, request.cost, &count, &decision, view)
+}
+
+/// The count step: the bookkeeping, checked against the request, and the units the largest
+/// window counts (the running total less the buckets that left it).
+fn count(now: i64, request: &SlideRequest, view: &impl BucketView) -> Result<Count, StoredError> {
     let b = request.bucket_ms.unwrap_or(1).max(1);
     let largest = request.windows.largest();
     let stored_expiry = view.expires_at();
@@ -124,10 +163,8 @@ pub fn decide(now: i64, request: &SlideRequest, mode: Mode, view: &impl BucketVi
             return Err(StoredError::OtherBucket { stored: h.bucket_ms });
         }
     }
-
-    // The largest window: the running total less the buckets that left it.
     let first_in_largest = first_counted(now, largest.window_ms, b);
-    let counted_in_largest = match header {
+    let in_largest = match header {
         None => 0,
         Some(h) if h.oldest >= first_in_largest => h.total,
         Some(h) => {
@@ -136,56 +173,75 @@ pub fn decide(now: i64, request: &SlideRequest, mode: Mode, view: &impl BucketVi
             counted.ok_or_else(|| invalid("its total is less than its buckets hold"))?
         }
     };
-    let newest = header.map(|h| h.newest).filter(|_| counted_in_largest > 0);
+    Ok(Count {
+        b,
+        header,
+        expired,
+        stored_expiry,
+        largest_window_ms: largest.window_ms,
+        first_in_largest,
+        in_largest,
+        largest_remaining: remaining(largest.limit, in_largest),
+    })
+}
 
+/// The verdict step: every pair's answer, settled for what the call records and bound into
+/// the reply.
+fn verdict(
+    now: i64,
+    request: &SlideRequest,
+    mode: Mode,
+    count: &Count,
+    view: &impl BucketView,
+) -> Result<Decision, StoredError> {
     let cost = request.cost;
-    let largest_remaining = remaining(largest.limit, counted_in_largest);
     let mut pairs = [PairVerdict::default(); MAX_WINDOWS];
     for (pair, window) in pairs.iter_mut().zip(request.windows.iter()) {
-        *pair = check(now, window, cost, b, largest.window_ms, counted_in_largest, largest_remaining, header, view)?;
+        *pair = check(now, window, cost, count, view)?;
     }
     let pairs = &mut pairs[..request.windows.len()];
-    let allowed = pairs.iter().all(|p| p.wait_ms == 0);
-    let records = allowed && mode == Mode::Record;
+    let records = pairs.iter().all(|p| p.wait_ms == 0) && mode == Mode::Record;
 
+    let b = count.b;
+    let newest = count.header.map(|h| h.newest).filter(|_| count.in_largest > 0);
     let current = bucket_of(now, b);
     let newest_after = if records { Some(newest.map_or(current, |n| n.max(current))) } else { newest };
     // A bucket's units count until its last ms, `s + b - 1`, has left the window.
     let newest_end = newest_after.map(|s| s.saturating_add(b - 1));
     settle(pairs, &request.windows, records.then_some(cost), newest_end, now);
-    let verdict = bind(pairs);
-    let mut plan = BucketPlan { verdict, discard: false, record: None, header: None, stored: None, expire_at: None };
-    if mode == Mode::Peek {
-        return Ok(plan);
-    }
+    Ok(Decision { verdict: bind(pairs), records, newest_end })
+}
 
-    plan.discard = expired || (header.is_some() && counted_in_largest == 0);
-    let live = if plan.discard { None } else { header };
-    plan.stored = live;
+/// The plan step, for a recording call: discard what no longer counts, drop the buckets
+/// that left the largest window, record the accepted units, move the expiry.
+fn plan(
+    now: i64,
+    cost: i64,
+    count: &Count,
+    decision: &Decision,
+    view: &impl BucketView,
+) -> Result<BucketPlan, StoredError> {
+    let b = count.b;
+    let discard = count.expired || (count.header.is_some() && count.in_largest == 0);
+    let live = if discard { None } else { count.header };
     let mut next = live;
-    if let Some(h) = live.filter(|h| h.oldest < first_in_largest) {
+    if let Some(h) = live.filter(|h| h.oldest < count.first_in_largest) {
         // What left the largest window is dropped by moving `oldest` past it (already
-        // subtracted from the total): the oldest left is the first stored bucket at or after
-        // the window's first.
-        let mut oldest = h.newest;
-        for s in starts(first_in_largest, h.newest, b)? {
-            if view.units(s)? > 0 {
-                oldest = s;
-                break;
-            }
-        }
-        next = Some(Header { total: counted_in_largest, oldest, ..h });
+        // subtracted from the total).
+        next = Some(Header { total: count.in_largest, oldest: oldest_left(h, count, view)?, ..h });
     }
-    if records {
+    let mut record = None;
+    if decision.records {
         // Never into a bucket older than the newest (the clock stepped back): a unit is then
         // held longer, never shorter.
+        let current = bucket_of(now, b);
         let into = live.map_or(current, |h| h.newest.max(current));
         let units = match live {
             Some(_) => view.units(into)?,
             None => 0,
         };
         let units = units.checked_add(cost).ok_or_else(|| invalid("its bucket counts overflow"))?;
-        plan.record = Some((into, units));
+        record = Some((into, units));
         next = Some(match next {
             None => Header { bucket_ms: b, total: cost, oldest: into, newest: into },
             Some(h) => Header {
@@ -195,73 +251,54 @@ pub fn decide(now: i64, request: &SlideRequest, mode: Mode, view: &impl BucketVi
             },
         });
     }
-    plan.header = next.filter(|n| Some(*n) != live);
+    let current_expiry = if discard { None } else { count.stored_expiry };
+    Ok(BucketPlan {
+        verdict: decision.verdict,
+        discard,
+        record,
+        header: next.filter(|n| Some(*n) != live),
+        stored: live,
+        expire_at: decision.newest_end.and_then(|end| expiry_to_set(end, count.largest_window_ms, current_expiry)),
+    })
+}
 
-    let current_expiry = if plan.discard { None } else { stored_expiry };
-    plan.expire_at = newest_end.and_then(|end| expiry_to_set(end, largest.window_ms, current_expiry));
-    Ok(plan)
+/// The oldest bucket left once those before the largest window's first are dropped: the
+/// first stored bucket at or after that one (the newest when none holds units before it).
+fn oldest_left(h: Header, count: &Count, view: &impl BucketView) -> Result<i64, StoredError> {
+    for s in starts(count.first_in_largest, h.newest, count.b)? {
+        if view.units(s)? > 0 {
+            return Ok(s);
+        }
+    }
+    Ok(h.newest)
 }
 
 /// One pair's answer before anything is recorded.
-#[allow(clippy::too_many_arguments)]
 fn check(
     now: i64,
     window: &Window,
     cost: i64,
-    b: i64,
-    largest_window_ms: i64,
-    counted_in_largest: i64,
-    largest_remaining: i64,
-    header: Option<Header>,
+    count: &Count,
     view: &impl BucketView,
 ) -> Result<PairVerdict, StoredError> {
     let limit = window.limit;
     // As for the exact log: a shorter window that surely has room and at least as much left
     // as the largest pair cannot be the one the reply describes (ties go to the longer
     // window); its exact count changes nothing.
-    let is_largest = window.window_ms == largest_window_ms;
-    if !is_largest
-        && counted_in_largest.saturating_add(cost) <= limit
-        && limit - counted_in_largest >= largest_remaining
-    {
-        let remaining = limit - counted_in_largest;
+    let is_largest = window.window_ms == count.largest_window_ms;
+    let in_largest = count.in_largest;
+    if !is_largest && in_largest.saturating_add(cost) <= limit && limit - in_largest >= count.largest_remaining {
+        let remaining = limit - in_largest;
         return Ok(PairVerdict { window_ms: window.window_ms, limit, remaining, wait_ms: 0, reset_after_ms: 0 });
     }
-    let first = first_counted(now, window.window_ms, b);
-    let counted = match header {
-        None => 0,
-        Some(_) if window.window_ms == largest_window_ms || counted_in_largest == 0 => counted_in_largest,
-        Some(h) if h.newest < first => 0,
-        Some(h) => {
-            // From whichever side spans fewer buckets: the window itself, or the buckets of
-            // the largest window that are not in it.
-            let first_in_largest = first_counted(now, largest_window_ms, b).max(h.oldest);
-            let inside = h.newest.saturating_sub(first) / b + 1;
-            let outside = first.saturating_sub(first_in_largest) / b;
-            if inside <= outside {
-                sum(view, first, h.newest, b)?
-            } else {
-                counted_in_largest - sum(view, first_in_largest, first - b, b)?
-            }
-        }
-    };
+    let first = first_counted(now, window.window_ms, count.b);
+    let counted = count_in(window.window_ms, first, count, view)?;
     let wait_ms = if cost > limit {
         NEVER
     } else if counted.saturating_add(cost) <= limit {
         0
     } else {
-        // Buckets leave oldest first: find the one whose departure frees enough room.
-        let need = counted.saturating_add(cost) - limit;
-        let mut freed: i64 = 0;
-        let mut freeing = first;
-        for s in starts(first, header.map_or(first, |h| h.newest), b)? {
-            freeing = s;
-            freed = freed.saturating_add(view.units(s)?);
-            if freed >= need {
-                break;
-            }
-        }
-        freeing.saturating_add(b - 1).saturating_add(window.window_ms).saturating_sub(now).max(1)
+        wait_until_room(now, window.window_ms, counted.saturating_add(cost) - limit, first, count, view)?
     };
     Ok(PairVerdict {
         window_ms: window.window_ms,
@@ -270,6 +307,51 @@ fn check(
         wait_ms,
         reset_after_ms: 0,
     })
+}
+
+/// The units a window of `window_ms` counts, its buckets starting at `first`.
+fn count_in(window_ms: i64, first: i64, count: &Count, view: &impl BucketView) -> Result<i64, StoredError> {
+    let b = count.b;
+    Ok(match count.header {
+        None => 0,
+        Some(_) if window_ms == count.largest_window_ms || count.in_largest == 0 => count.in_largest,
+        Some(h) if h.newest < first => 0,
+        Some(h) => {
+            // From whichever side spans fewer buckets: the window itself, or the buckets of
+            // the largest window that are not in it.
+            let first_in_largest = count.first_in_largest.max(h.oldest);
+            let inside = h.newest.saturating_sub(first) / b + 1;
+            let outside = first.saturating_sub(first_in_largest) / b;
+            if inside <= outside {
+                sum(view, first, h.newest, b)?
+            } else {
+                count.in_largest - sum(view, first_in_largest, first - b, b)?
+            }
+        }
+    })
+}
+
+/// How long until enough buckets left the window (which starts at bucket `first`) to free
+/// `need` units: buckets leave oldest first.
+fn wait_until_room(
+    now: i64,
+    window_ms: i64,
+    need: i64,
+    first: i64,
+    count: &Count,
+    view: &impl BucketView,
+) -> Result<i64, StoredError> {
+    let b = count.b;
+    let mut freed: i64 = 0;
+    let mut freeing = first;
+    for s in starts(first, count.header.map_or(first, |h| h.newest), b)? {
+        freeing = s;
+        freed = freed.saturating_add(view.units(s)?);
+        if freed >= need {
+            break;
+        }
+    }
+    Ok(freeing.saturating_add(b - 1).saturating_add(window_ms).saturating_sub(now).max(1))
 }
 
 #[cfg(test)]

@@ -94,28 +94,29 @@ pub struct Entry {
 }
 
 /// What the decision reads from the stored log. The keyspace adapter answers from a sorted
-/// set; the tests answer from a vector. A missing key is an empty log.
+/// set; the tests answer from a vector. A missing key is an empty log. The walks take
+/// `&mut self`: the sorted set's walks move its one range cursor.
 pub trait LogView {
     /// Number of entries, counted or not.
     fn len(&self) -> u64;
     /// The entry with the highest score (ties: the last in Redis order).
-    fn newest(&self) -> Option<Entry>;
+    fn newest(&mut self) -> Option<Entry>;
     /// Absolute expiry of the key in ms, if it has one.
     fn expires_at(&self) -> Option<i64>;
     /// How many entries are scored at or below `cutoff`, walking from the oldest.
-    fn count_through(&self, cutoff: i64) -> u64;
+    fn count_through(&mut self, cutoff: i64) -> u64;
     /// The score of the `n`-th (from 0) oldest entry scored above `cutoff`.
-    fn nth_after(&self, cutoff: i64, n: u64) -> Option<i64>;
+    fn nth_after(&mut self, cutoff: i64, n: u64) -> Option<i64>;
     /// How many entries are scored above `cutoff`, walking from the newest and stopping at
     /// `cap`: a short window costs its own size, not the log's.
-    fn count_after_from_newest(&self, cutoff: i64, cap: u64) -> u64;
+    fn count_after_from_newest(&mut self, cutoff: i64, cap: u64) -> u64;
     /// How many entries are scored in `(after, through]`, walking from the oldest of them and
     /// stopping at `cap`.
-    fn count_between(&self, after: i64, through: i64, cap: u64) -> u64;
+    fn count_between(&mut self, after: i64, through: i64, cap: u64) -> u64;
     /// The score of the `n`-th (from 0) newest entry.
-    fn nth_newest(&self, n: u64) -> Option<i64>;
+    fn nth_newest(&mut self, n: u64) -> Option<i64>;
     /// The score of the `n`-th (from 0) oldest entry.
-    fn nth_oldest(&self, n: u64) -> Option<i64>;
+    fn nth_oldest(&mut self, n: u64) -> Option<i64>;
 }
 
 /// `count` new entries, all at `score`, with members `first_member`, then each
@@ -193,7 +194,7 @@ pub fn settle(pairs: &mut [PairVerdict], windows: &Windows, recorded: Option<i64
 /// Reads no more of the log than the verdict needs: the entries that left the largest
 /// window, for each shorter window at most its limit counted from the newest end, and on a
 /// rejection the entry whose departure makes room, reached from the nearer end.
-pub fn decide(now: i64, request: &SlideRequest, mode: Mode, log: &impl LogView) -> SlidePlan {
+pub fn decide(now: i64, request: &SlideRequest, mode: Mode, log: &mut impl LogView) -> SlidePlan {
     let largest = request.windows.largest();
     let stored_expiry = log.expires_at();
     // A log whose expiry has come is an empty window, even if Redis still shows it.
@@ -251,7 +252,6 @@ pub fn decide(now: i64, request: &SlideRequest, mode: Mode, log: &impl LogView) 
 /// One pair's answer before anything is recorded: `remaining` is what the window has left
 /// now, `wait_ms` when it has room for `cost`. The largest window's count is known already;
 /// a shorter one is counted by [`count_shorter`], unless it surely has room and cannot bind.
-#[allow(clippy::too_many_arguments)]
 fn check(
     now: i64,
     window: &Window,
@@ -259,7 +259,7 @@ fn check(
     largest_window_ms: i64,
     counted_in_largest: u64,
     largest_remaining: i64,
-    log: &impl LogView,
+    log: &mut impl LogView,
 ) -> PairVerdict {
     let is_largest = window.window_ms == largest_window_ms;
     let limit = window.limit;
@@ -313,7 +313,7 @@ fn check(
 /// entry), that is the largest window's count; otherwise they are counted from the newest
 /// end, never more than one past the limit, beyond which the answer is the same. Each step
 /// of a walk reads a score, so one walk beats several shorter ones.
-fn count_shorter(log: &impl LogView, largest_cutoff: i64, cutoff: i64, counted_in_largest: u64, limit: i64) -> u64 {
+fn count_shorter(log: &mut impl LogView, largest_cutoff: i64, cutoff: i64, counted_in_largest: u64, limit: i64) -> u64 {
     if log.count_between(largest_cutoff, cutoff, 1) == 0 {
         return counted_in_largest;
     }

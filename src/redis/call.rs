@@ -1,33 +1,20 @@
 //! One command call as an algorithm's adapter sees it, and why it may fail.
 
-use redis_module::raw;
-
 use crate::core::parse::ArgError;
 use crate::core::request::Mode;
-use crate::redis::api::api;
-use crate::redis::key::{Key, Opened, WriteKey};
+use crate::redis::api;
 
-/// The call being served: its context, key, the arguments after the key, and whether it
-/// records or only peeks.
+/// The call being served: the arguments after the key, and whether it records or only
+/// peeks. The key reaches the adapter opened (see [`crate::redis::handler::serve`]).
 pub struct Call<'a> {
-    pub ctx: *mut raw::RedisModuleCtx,
-    pub key_name: *mut raw::RedisModuleString,
     pub args: &'a [&'a [u8]],
     pub mode: Mode,
 }
 
 impl Call<'_> {
-    /// Opens the key: a writer only for the recording commands, so a peek holds none.
-    pub fn open_key(&self) -> Opened {
-        match self.mode {
-            Mode::Record => Opened::Record(WriteKey::open(self.ctx, self.key_name)),
-            Mode::Peek => Opened::Peek(Key::open_read(self.ctx, self.key_name)),
-        }
-    }
-
     /// The server's clock in ms, read once per call.
     pub fn now(&self) -> i64 {
-        api!(RedisModule_Milliseconds())
+        api::milliseconds()
     }
 }
 

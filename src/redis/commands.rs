@@ -6,9 +6,13 @@ use std::ffi::CStr;
 
 use crate::core::request::Mode;
 use crate::core::verdict::Verdict;
-use crate::redis::adapters::{fixed, gcra, slide};
+use crate::redis::adapters::fixed::Fixed;
+use crate::redis::adapters::gcra::{Cell, Gcra};
+use crate::redis::adapters::slide::Slide;
 use crate::redis::call::{Call, CommandError};
 use crate::redis::config;
+use crate::redis::handler::serve;
+use crate::redis::key::CallKey;
 
 /// How the verdict is written back.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,7 +59,8 @@ pub struct CommandSpec {
     /// As clients type it; the INFO field prefix is derived from it.
     pub name: &'static CStr,
     pub mode: Mode,
-    pub run: fn(&Call) -> Result<Verdict, CommandError>,
+    /// The row's adapter, as [`serve`] runs it.
+    pub run: fn(&Call, CallKey<'_>) -> Result<Verdict, CommandError>,
     pub reply: ReplyShape,
     /// Redis command flags; `fast` only where a call's work is O(1).
     pub flags: &'static CStr,
@@ -114,7 +119,7 @@ pub static TABLE: [CommandSpec; 7] = [
     CommandSpec {
         name: c"winlimit.slide",
         mode: Mode::Record,
-        run: slide::run,
+        run: serve::<Slide>,
         reply: ReplyShape::Verdict,
         flags: c"write deny-oom",
         acl_categories: c"write sortedset slow",
@@ -128,7 +133,7 @@ pub static TABLE: [CommandSpec; 7] = [
     CommandSpec {
         name: c"winlimit.fixed",
         mode: Mode::Record,
-        run: fixed::run,
+        run: serve::<Fixed>,
         reply: ReplyShape::Verdict,
         flags: c"write deny-oom fast",
         acl_categories: c"write string fast",
@@ -142,7 +147,7 @@ pub static TABLE: [CommandSpec; 7] = [
     CommandSpec {
         name: c"winlimit.slide_ro",
         mode: Mode::Peek,
-        run: slide::run,
+        run: serve::<Slide>,
         reply: ReplyShape::Verdict,
         flags: c"readonly",
         acl_categories: c"read sortedset slow",
@@ -156,7 +161,7 @@ pub static TABLE: [CommandSpec; 7] = [
     CommandSpec {
         name: c"winlimit.fixed_ro",
         mode: Mode::Peek,
-        run: fixed::run,
+        run: serve::<Fixed>,
         reply: ReplyShape::Verdict,
         flags: c"readonly fast",
         acl_categories: c"read string fast",
@@ -170,7 +175,7 @@ pub static TABLE: [CommandSpec; 7] = [
     CommandSpec {
         name: c"winlimit.gcra",
         mode: Mode::Record,
-        run: gcra::run,
+        run: serve::<Gcra>,
         reply: ReplyShape::Verdict,
         flags: c"write deny-oom fast",
         acl_categories: c"write string fast",
@@ -184,7 +189,7 @@ pub static TABLE: [CommandSpec; 7] = [
     CommandSpec {
         name: c"winlimit.gcra_ro",
         mode: Mode::Peek,
-        run: gcra::run,
+        run: serve::<Gcra>,
         reply: ReplyShape::Verdict,
         flags: c"readonly fast",
         acl_categories: c"read string fast",
@@ -198,7 +203,7 @@ pub static TABLE: [CommandSpec; 7] = [
     CommandSpec {
         name: c"cl.throttle",
         mode: Mode::Record,
-        run: gcra::run_cell,
+        run: serve::<Cell>,
         reply: ReplyShape::Cell,
         flags: c"write deny-oom fast",
         acl_categories: c"write string fast",

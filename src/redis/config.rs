@@ -12,6 +12,7 @@ use std::sync::atomic::{AtomicBool, AtomicI64, Ordering::Relaxed};
 use redis_module::raw;
 
 use crate::core::parse::parse_int;
+use crate::redis::api::Ctx;
 use crate::redis::panics::catch;
 
 /// Default for `winlimit.max-limit`: the largest `COST` on a fresh exact log (one member
@@ -71,7 +72,7 @@ pub fn from_module_args(args: &[&[u8]]) -> Result<(), String> {
 /// When the server refuses a config, e.g. a config file's value out of range (the server
 /// logs which): the load fails, as the server expects of a module that could not load its
 /// configs.
-pub fn register(ctx: *mut raw::RedisModuleCtx) -> Result<bool, String> {
+pub fn register(ctx: Ctx<'_>) -> Result<bool, String> {
     // SAFETY: reading function pointers the server set at load time.
     let apis = unsafe {
         (raw::RedisModule_RegisterNumericConfig, raw::RedisModule_RegisterBoolConfig, raw::RedisModule_LoadConfigs)
@@ -80,7 +81,8 @@ pub fn register(ctx: *mut raw::RedisModuleCtx) -> Result<bool, String> {
         return Ok(false);
     };
     let (min, max) = MAX_LIMIT_RANGE;
-    // SAFETY: valid context, NUL-terminated names, callbacks with the documented signatures.
+    let ctx = ctx.as_ptr();
+    // SAFETY: the load's live context, NUL-terminated names, callbacks with the documented signatures.
     let registered = unsafe {
         numeric(
             ctx,

@@ -1,25 +1,32 @@
-//! The one handler every command runs through: split the arguments, run the row's adapter
-//! with panics caught, count the outcome, reply.
+//! The one handler every command runs through: split the arguments, parse them with the
+//! row's adapter, open the call's key once, run the adapter with panics caught, count the
+//! outcome, reply.
 
 use std::os::raw::c_int;
 
 use redis_module::raw;
 
 use crate::core::verdict::Verdict;
-use crate::redis::api::string_bytes;
+use crate::redis::adapters::Adapter;
+use crate::redis::api::{self, Ctx, ServerString};
 use crate::redis::call::{Call, CommandError};
 use crate::redis::commands::{CommandSpec, MAX_COMMANDS, TABLE};
+use crate::redis::key::CallKey;
 use crate::redis::panics::catch;
 use crate::redis::{reply, stats};
 
 /// The C entry point Redis calls for the command at `TABLE[INDEX]`.
-extern "C" fn entry<const INDEX: usize>(
+///
+/// # Safety
+/// Called by the server, with the command's live context and `argc` argument strings.
+unsafe extern "C" fn entry<const INDEX: usize>(
     ctx: *mut raw::RedisModuleCtx,
     argv: *mut *mut raw::RedisModuleString,
     argc: c_int,
 ) -> c_int {
-    // SAFETY: Redis passes `argc` valid argument pointers.
-    let argv = unsafe { std::slice::from_raw_parts(argv, usize::try_from(argc).unwrap_or(0)) };
+    // SAFETY: the command's live context and `argc` argument strings (the caller's promise),
+    // valid and unchanged until the command returns; neither is kept past this call.
+    let (ctx, argv) = unsafe { (Ctx::from_raw(ctx), api::argv(argv, argc)) };
     // The adapter's panics are caught inside (an error reply, counted); this catches the rest.
     catch(c"a command's reply", || raw::Status::Err as c_int, || handle(INDEX, ctx, argv))
 }
@@ -31,7 +38,7 @@ macro_rules! entries {
 /// One entry point per table row, by index (a list of MAX_COMMANDS of them, or no build).
 pub const ENTRIES: [raw::RedisModuleCmdFunc; MAX_COMMANDS] = entries!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
 
-fn handle(index: usize, ctx: *mut raw::RedisModuleCtx, argv: &[*mut raw::RedisModuleString]) -> c_int {
+fn handle(index: usize, ctx: Ctx<'_>, argv: &[ServerString<'_>]) -> c_int {
     let Some(spec) = TABLE.get(index) else { return reply::error(ctx, &CommandError::Internal) };
     let outcome = catch(spec.name, || Err(CommandError::Internal), || run(spec, ctx, argv));
     stats::record(index, &outcome);
@@ -41,11 +48,7 @@ fn handle(index: usize, ctx: *mut raw::RedisModuleCtx, argv: &[*mut raw::RedisMo
     }
 }
 
-fn run(
-    spec: &CommandSpec,
-    ctx: *mut raw::RedisModuleCtx,
-    argv: &[*mut raw::RedisModuleString],
-) -> Result<Verdict, CommandError> {
+fn run(spec: &CommandSpec, ctx: Ctx<'_>, argv: &[ServerString<'_>]) -> Result<Verdict, CommandError> {
     // Servers without command metadata (Redis 6.2) do not check the arity for modules.
     let arity = usize::try_from(spec.arity.unsigned_abs()).unwrap_or(usize::MAX);
     if argv.len() < arity || (spec.arity > 0 && argv.len() != arity) {
@@ -57,12 +60,23 @@ fn run(
     let spilled: Vec<&[u8]>;
     let args: &[&[u8]] = if rest.len() <= on_stack.len() {
         for (slot, arg) in on_stack.iter_mut().zip(rest) {
-            *slot = string_bytes(arg);
+            *slot = arg.bytes();
         }
         &on_stack[..rest.len()]
     } else {
-        spilled = rest.iter().map(string_bytes).collect();
+        spilled = rest.iter().map(|arg| arg.bytes()).collect();
         &spilled
     };
-    (spec.run)(&Call { ctx, key_name: *key_name, args, mode: spec.mode })
+    // SAFETY: argument 1 is the key of the command `ctx` serves, and this is the call's only
+    // `CallKey`.
+    let key = unsafe { CallKey::new(ctx, *key_name) };
+    (spec.run)(&Call { args, mode: spec.mode }, key)
+}
+
+/// Runs a call through adapter `A`: its arguments first, so a refused call leaves the key
+/// untouched (no lookup, no lazy expiry, no keyspace hit or miss, as with Redis's own
+/// commands), then the call's key, opened here once, then the adapter.
+pub fn serve<A: Adapter>(call: &Call, key: CallKey<'_>) -> Result<Verdict, CommandError> {
+    let request = A::parse(call.args)?;
+    A::run(call, key.open(call.mode), &request)
 }

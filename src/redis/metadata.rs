@@ -11,11 +11,14 @@ use std::os::raw::c_int;
 use redis_module::raw;
 
 use crate::core::request::Mode;
-use crate::redis::api::log;
+use crate::redis::api::{log, Ctx};
 use crate::redis::commands::{ArgDoc, ArgKind, CommandSpec};
 
 /// Describes `spec` where the server supports it; logs and goes on where it does not.
-pub fn describe(ctx: *mut raw::RedisModuleCtx, handle: *mut raw::RedisModuleCommand, spec: &CommandSpec) {
+///
+/// # Safety
+/// `handle` is what `RedisModule_GetCommand` answered for `spec`'s command during this load.
+pub unsafe fn describe(ctx: Ctx<'_>, handle: *mut raw::RedisModuleCommand, spec: &CommandSpec) {
     // SAFETY: reading a function pointer the server set at load time.
     let Some(set_info) = (unsafe { raw::RedisModule_SetCommandInfo }) else {
         return;
@@ -42,9 +45,10 @@ pub fn describe(ctx: *mut raw::RedisModuleCtx, handle: *mut raw::RedisModuleComm
         key_specs: key_specs.as_mut_ptr(),
         args,
     };
-    // SAFETY: `info` and everything it points to outlive the call; Redis copies what it keeps.
+    // SAFETY: a command handle (the caller's promise); `info` and everything it points to
+    // outlive the call, and Redis copies what it keeps.
     if unsafe { set_info(handle, &info) } != raw::Status::Ok as c_int {
-        log(ctx, c"warning", &format!("winlimit: SetCommandInfo refused {:?}", spec.name));
+        log(Some(ctx), c"warning", &format!("winlimit: SetCommandInfo refused {:?}", spec.name));
     }
 }
 

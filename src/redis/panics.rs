@@ -20,11 +20,7 @@ pub fn catch<T>(place: &CStr, fallback: impl FnOnce() -> T, body: impl FnOnce() 
     match catch_unwind(AssertUnwindSafe(body)) {
         Ok(value) => value,
         Err(payload) => {
-            log(
-                std::ptr::null_mut(),
-                c"warning",
-                &format!("winlimit: panic in {}: {}", place.to_string_lossy(), message(&*payload)),
-            );
+            log(None, c"warning", &format!("winlimit: panic in {}: {}", place.to_string_lossy(), message(&*payload)));
             fallback()
         }
     }

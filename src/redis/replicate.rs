@@ -4,6 +4,7 @@
 //! It replicates what it changed, so replicas and AOF replays end with the same members,
 //! scores, values and expiries, even on a server without the module.
 
+use std::marker::PhantomData;
 use std::os::raw::{c_char, c_int};
 use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 
@@ -11,13 +12,13 @@ use redis_module::raw;
 
 use crate::core::bucket_ring;
 use crate::core::parse::format_int;
-use crate::redis::api::{api, OwnedString};
+use crate::redis::api::{api, Ctx, OwnedString, ServerString};
 
 /// The call's context and the key a replicated command names.
 #[derive(Clone, Copy)]
-pub struct Target {
-    pub ctx: *mut raw::RedisModuleCtx,
-    pub name: *mut raw::RedisModuleString,
+pub struct Target<'a> {
+    pub ctx: Ctx<'a>,
+    pub name: ServerString<'a>,
 }
 
 type Replicate = unsafe extern "C" fn(*mut raw::RedisModuleCtx, *const c_char, *const c_char, ...) -> c_int;
@@ -55,7 +56,8 @@ fn shared<T: AsRef<[u8]>>(
     if string.is_null() {
         let text = text();
         let text = text.as_ref();
-        string = api!(RedisModule_CreateString(std::ptr::null_mut(), text.as_ptr().cast(), text.len()));
+        // SAFETY: `text.len()` readable bytes, copied into a string that no context owns.
+        string = unsafe { api!(RedisModule_CreateString(std::ptr::null_mut(), text.as_ptr().cast(), text.len())) };
         slot.store(string, Ordering::Relaxed);
     }
     string
@@ -105,16 +107,18 @@ impl AsRef<[u8]> for Decimal {
 }
 
 /// `PEXPIREAT key at`.
-pub fn pexpireat(key: Target, at: i64) {
+pub fn pexpireat(key: Target<'_>, at: i64) {
     let at = Decimal::new(at);
     // SAFETY: "sb" is a module string, then a buffer and its length.
-    unsafe { replicate()(key.ctx, c"PEXPIREAT".as_ptr(), c"sb".as_ptr(), key.name, at.ptr(), at.len) };
+    unsafe {
+        replicate()(key.ctx.as_ptr(), c"PEXPIREAT".as_ptr(), c"sb".as_ptr(), key.name.as_ptr(), at.ptr(), at.len)
+    };
 }
 
 /// `DEL key`.
-pub fn del(key: Target) {
+pub fn del(key: Target<'_>) {
     // SAFETY: "s" is one module string.
-    unsafe { replicate()(key.ctx, c"DEL".as_ptr(), c"s".as_ptr(), key.name) };
+    unsafe { replicate()(key.ctx.as_ptr(), c"DEL".as_ptr(), c"s".as_ptr(), key.name.as_ptr()) };
 }
 
 /// Whether this server's `SET` takes `PXAT` (Redis 6.2+, Valkey): probed once at load.
@@ -136,7 +140,7 @@ pub fn probe_set_pxat() -> bool {
 
 /// `SET key value PXAT at` (or, before Redis 6.2, `SET key value` and `PEXPIREAT key at`), the
 /// value given as bytes (no module string to create).
-pub fn set_bytes_pxat(key: Target, value: &[u8], at: i64) {
+pub fn set_bytes_pxat(key: Target<'_>, value: &[u8], at: i64) {
     if !SET_HAS_PXAT.load(Ordering::Relaxed) {
         set_bytes(key, value);
         pexpireat(key, at);
@@ -147,10 +151,10 @@ pub fn set_bytes_pxat(key: Target, value: &[u8], at: i64) {
     // and its length.
     unsafe {
         replicate()(
-            key.ctx,
+            key.ctx.as_ptr(),
             c"SET".as_ptr(),
             c"sbsb".as_ptr(),
-            key.name,
+            key.name.as_ptr(),
             value.as_ptr().cast::<c_char>(),
             value.len(),
             PXAT.get(),
@@ -161,10 +165,17 @@ pub fn set_bytes_pxat(key: Target, value: &[u8], at: i64) {
 }
 
 /// `SET key value`, the value given as bytes.
-pub fn set_bytes(key: Target, value: &[u8]) {
+pub fn set_bytes(key: Target<'_>, value: &[u8]) {
     // SAFETY: "sb" is a module string, then a buffer and its length.
     unsafe {
-        replicate()(key.ctx, c"SET".as_ptr(), c"sb".as_ptr(), key.name, value.as_ptr().cast::<c_char>(), value.len())
+        replicate()(
+            key.ctx.as_ptr(),
+            c"SET".as_ptr(),
+            c"sb".as_ptr(),
+            key.name.as_ptr(),
+            value.as_ptr().cast::<c_char>(),
+            value.len(),
+        )
     };
 }
 
@@ -175,11 +186,7 @@ static WORD_OFFSETS: [AtomicPtr<raw::RedisModuleString>; bucket_ring::MAX_WORDS]
 
 /// `#k` as a module string: shared, or made for this call beyond a ring's largest size
 /// (a value winlimit never wrote).
-fn word_offset(
-    ctx: *mut raw::RedisModuleCtx,
-    k: usize,
-    owned: &mut Option<OwnedString>,
-) -> *mut raw::RedisModuleString {
+fn word_offset(ctx: Ctx<'_>, k: usize, owned: &mut Option<OwnedString>) -> *mut raw::RedisModuleString {
     let text = || Decimal::word_offset(k);
     match WORD_OFFSETS.get(k) {
         Some(slot) => shared(slot, text),
@@ -193,7 +200,7 @@ const WORDS_PER_BITFIELD: usize = 5;
 /// `BITFIELD key SET i64 #k value ...`: 64-bit words of a string, five per command (more are
 /// replicated as several, all in the call's MULTI/EXEC). Values are stack buffers, with one
 /// fixed format per word count.
-pub fn bitfield_set_i64(key: Target, words: &[(usize, i64)]) {
+pub fn bitfield_set_i64(key: Target<'_>, words: &[(usize, i64)]) {
     let (set, ty) = (SET.get(), I64.get());
     for chunk in words.chunks(WORDS_PER_BITFIELD) {
         let mut owned: [Option<OwnedString>; WORDS_PER_BITFIELD] = Default::default();
@@ -209,10 +216,10 @@ pub fn bitfield_set_i64(key: Target, words: &[(usize, i64)]) {
                 // and a buffer with its length, as the arguments that follow.
                 unsafe {
                     replicate()(
-                        key.ctx,
+                        key.ctx.as_ptr(),
                         c"BITFIELD".as_ptr(),
                         $format.as_ptr(),
-                        key.name
+                        key.name.as_ptr()
                         $(, set, ty, o[$i], v[$i].ptr(), v[$i].len)+
                     )
                 }
@@ -230,27 +237,27 @@ pub fn bitfield_set_i64(key: Target, words: &[(usize, i64)]) {
 
 /// `INCRBY key by`, or `INCR key` for one (what Redis replicates for `INCR`: the same effect
 /// and event in fewer bytes).
-pub fn incrby(key: Target, by: i64) {
+pub fn incrby(key: Target<'_>, by: i64) {
     if by == 1 {
         // SAFETY: "s" is one module string.
-        unsafe { replicate()(key.ctx, c"INCR".as_ptr(), c"s".as_ptr(), key.name) };
+        unsafe { replicate()(key.ctx.as_ptr(), c"INCR".as_ptr(), c"s".as_ptr(), key.name.as_ptr()) };
         return;
     }
     let by = Decimal::new(by);
     // SAFETY: "sb" is a module string, then a buffer and its length.
-    unsafe { replicate()(key.ctx, c"INCRBY".as_ptr(), c"sb".as_ptr(), key.name, by.ptr(), by.len) };
+    unsafe { replicate()(key.ctx.as_ptr(), c"INCRBY".as_ptr(), c"sb".as_ptr(), key.name.as_ptr(), by.ptr(), by.len) };
 }
 
 /// `ZREMRANGEBYSCORE key -inf through`.
-pub fn zremrangebyscore_through(key: Target, through: i64) {
+pub fn zremrangebyscore_through(key: Target<'_>, through: i64) {
     let through = Decimal::new(through);
     // SAFETY: "ssb" is two module strings, then a buffer and its length.
     unsafe {
         replicate()(
-            key.ctx,
+            key.ctx.as_ptr(),
             c"ZREMRANGEBYSCORE".as_ptr(),
             c"ssb".as_ptr(),
-            key.name,
+            key.name.as_ptr(),
             MINUS_INF.get(),
             through.ptr(),
             through.len,
@@ -259,17 +266,45 @@ pub fn zremrangebyscore_through(key: Target, through: i64) {
 }
 
 /// `ZADD key score member`.
-pub fn zadd_one(key: Target, score: i64, member: &OwnedString) {
+pub fn zadd_one(key: Target<'_>, score: i64, member: &OwnedString) {
     let score = Decimal::new(score);
     // SAFETY: "sbs" is a module string, a buffer and its length, and a module string.
     unsafe {
-        replicate()(key.ctx, c"ZADD".as_ptr(), c"sbs".as_ptr(), key.name, score.ptr(), score.len, member.as_ptr())
+        replicate()(
+            key.ctx.as_ptr(),
+            c"ZADD".as_ptr(),
+            c"sbs".as_ptr(),
+            key.name.as_ptr(),
+            score.ptr(),
+            score.len,
+            member.as_ptr(),
+        )
     };
+}
+
+/// A replicated command's arguments after the key, built at run time: module strings, each
+/// borrowed for as long as the list.
+pub struct StringList<'s> {
+    strings: Vec<*mut raw::RedisModuleString>,
+    _borrowed: PhantomData<&'s OwnedString>,
+}
+
+impl<'s> StringList<'s> {
+    pub fn with_capacity(capacity: usize) -> Self {
+        StringList { strings: Vec::with_capacity(capacity), _borrowed: PhantomData }
+    }
+
+    pub fn push(&mut self, string: &'s OwnedString) {
+        self.strings.push(string.as_ptr());
+    }
 }
 
 /// `<command> key args...`, for commands whose argument list is built at run time (`ZADD`
 /// with many members).
-pub fn with_args(key: Target, command: &std::ffi::CStr, args: &[*mut raw::RedisModuleString]) {
+pub fn with_args(key: Target<'_>, command: &std::ffi::CStr, args: &StringList<'_>) {
+    let args = &args.strings;
     // SAFETY: "sv" is a module string, then an array of module strings and its length.
-    unsafe { replicate()(key.ctx, command.as_ptr(), c"sv".as_ptr(), key.name, args.as_ptr(), args.len()) };
+    unsafe {
+        replicate()(key.ctx.as_ptr(), command.as_ptr(), c"sv".as_ptr(), key.name.as_ptr(), args.as_ptr(), args.len())
+    };
 }

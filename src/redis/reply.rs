@@ -6,19 +6,21 @@ use std::os::raw::c_int;
 use redis_module::raw;
 
 use crate::core::verdict::{Verdict, NEVER};
-use crate::redis::api::api;
+use crate::redis::api::{api, Ctx};
 use crate::redis::call::CommandError;
 use crate::redis::commands::ReplyShape;
 
 /// The verdict in the command's reply shape.
-pub fn verdict(ctx: *mut raw::RedisModuleCtx, shape: ReplyShape, verdict: Verdict) -> c_int {
+pub fn verdict(ctx: Ctx<'_>, shape: ReplyShape, verdict: Verdict) -> c_int {
     let fields = match shape {
         ReplyShape::Verdict => verdict.to_array(),
         ReplyShape::Cell => cell_fields(verdict),
     };
-    api!(RedisModule_ReplyWithArray(ctx, fields.len() as _));
+    // SAFETY: the live context of the command being answered.
+    unsafe { api!(RedisModule_ReplyWithArray(ctx.as_ptr(), fields.len() as _)) };
     for field in fields {
-        api!(RedisModule_ReplyWithLongLong(ctx, field));
+        // SAFETY: as above.
+        unsafe { api!(RedisModule_ReplyWithLongLong(ctx.as_ptr(), field)) };
     }
     raw::Status::Ok as c_int
 }
@@ -32,15 +34,17 @@ fn cell_fields(v: Verdict) -> [i64; 5] {
 }
 
 /// An error reply in Redis's own words where Redis has them.
-pub fn error(ctx: *mut raw::RedisModuleCtx, error: &CommandError) -> c_int {
+pub fn error(ctx: Ctx<'_>, error: &CommandError) -> c_int {
     let text = match error {
-        CommandError::Arity => return api!(RedisModule_WrongArity(ctx)),
+        // SAFETY: the live context of the command being answered.
+        CommandError::Arity => return unsafe { api!(RedisModule_WrongArity(ctx.as_ptr())) },
         CommandError::Args(e) => e.to_string(),
         CommandError::WrongType => "WRONGTYPE Operation against a key holding the wrong kind of value".to_string(),
         CommandError::Stored(text) => text.clone(),
         CommandError::Internal => "ERR winlimit internal error, see the server log".to_string(),
     };
     let line = CString::new(text.replace('\0', "?")).unwrap_or_default();
-    api!(RedisModule_ReplyWithError(ctx, line.as_ptr()));
+    // SAFETY: the live context of the command being answered and a NUL-terminated line.
+    unsafe { api!(RedisModule_ReplyWithError(ctx.as_ptr(), line.as_ptr())) };
     raw::Status::Ok as c_int
 }

@@ -9,8 +9,8 @@ import subprocess
 import time
 
 import redis
-from redis.cluster import RedisCluster
 
+from kit import editions
 from kit.server import RedisServer, free_port, CLI_BIN, REDIS_62, free_port_with_bus
 
 
@@ -77,7 +77,7 @@ class Cluster:
 
     def client(self, **kw):
         """A cluster-aware client, configured as a user would: one startup node, nothing else."""
-        return RedisCluster(host="127.0.0.1", port=self.nodes[0].port, decode_responses=False,
+        return editions.Cluster(host="127.0.0.1", port=self.nodes[0].port, decode_responses=False,
                             socket_timeout=30, **kw)
 
     def migrate_slot_keys(self, slot, src, dst):

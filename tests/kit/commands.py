@@ -1,23 +1,92 @@
 """The module's commands, in one table every test that walks them reads: adding a command
 is one row here (and the tests that assert its own behaviour).
 
-Each row: the name, the short name INFO and `call` use, whether it writes (the `_RO`
-variants and nothing else read), the ACL categories of the core commands it replaces (which
-Redis 7.2+ and Valkey show), whether it exists only with `cell-compat yes`, and sample
-arguments after the key: a call that is accepted on an empty key, with a limit of 5.
+Each row says everything the generic tests need of a command:
+- its name (and the short name INFO and `call` use), whether it writes (the `_RO` variants
+  and nothing else read), and its writer or reader partner;
+- the ACL categories of the core commands it replaces (which Redis 7.2+ and Valkey show);
+- its arguments after the key, as COMMAND DOCS lists them, with the range of each
+  positional integer (test_errors derives the range errors from them);
+- its key type, the format of what it stores there (commands sharing a format read each
+  other's keys), and the error it gives on a string of another format;
+- sample arguments after the key (a call accepted on an empty key, limit 5 in second
+  place), other valid shapes (variants), and the calls test_hostile_data makes;
+- which editions have it: the module, the Functions library, the scripts (kit.editions),
+  and where the library's exact range is narrower than the module's, which it is;
+  and whether the module registers it only with `cell-compat yes`.
+
+A test that meets a command, an argument or an edition it does not know fails; it never
+assumes another command's answer.
 """
 
 import collections
 from dataclasses import dataclass
-from typing import Tuple
+from typing import Optional, Tuple
+
+# Every edition of winlimit (kit.editions runs the suite against one of them).
+EDITIONS = frozenset({"module", "functions", "scripts"})
+
+WRONGTYPE = "WRONGTYPE Operation against a key holding the wrong kind of value"
+NOT_AN_INTEGER = "ERR value is not an integer or out of range"
+NO_GCRA_STATE = "ERR this key holds no GCRA state"
+W = 60000
+
+
+@dataclass(frozen=True)
+class Arg:
+    """One argument after the key, as COMMAND DOCS lists it; `low`/`high` bound a
+    positional integer (its error: `ERR <name> must be an integer between low and high`)."""
+    name: str
+    type: str  # "integer", "pure-token" or "block"
+    token: Optional[str] = None
+    multiple: bool = False
+    arguments: Tuple["Arg", ...] = ()
+    low: Optional[int] = None
+    high: Optional[int] = None
+    optional: bool = False
+
+    def docs(self):
+        """This argument as COMMAND DOCS replies it (without display_text)."""
+        out = {"name": self.name, "type": self.type}
+        if self.token:
+            out["token"] = self.token
+        flags = (["optional"] if self.optional else []) + (["multiple"] if self.multiple else [])
+        if flags:
+            out["flags"] = flags
+        if self.arguments:
+            out["arguments"] = [a.docs() for a in self.arguments]
+        return out
+
+
+def _integer(name, low=None, high=None, token=None, optional=False):
+    return Arg(name, "integer", token=token, low=low, high=high, optional=optional or token is not None)
+
+
+COST = _integer("cost", token="COST")
+WINDOW_MS = _integer("window_ms", 1, 10**12)
+SLIDE_ARGS = (Arg("window", "block", multiple=True, arguments=(WINDOW_MS, _integer("limit", 0, 10000))),
+              COST, _integer("bucket_ms", token="BUCKET"))
+FIXED_ARGS = (WINDOW_MS, _integer("limit", 0, 10**12), COST, Arg("align", "pure-token", token="ALIGN", optional=True))
+GCRA_ARGS = (_integer("period_ms", 1, 10**12), _integer("limit", 1, 10**12), _integer("burst", token="BURST"), COST)
+CELL_ARGS = (_integer("max_burst", 0, 10**12 - 1), _integer("count_per_period", 1, 10**12),
+             _integer("period_s", 1, 10**9), _integer("quantity", optional=True))
 
 
 @dataclass(frozen=True)
 class Command:
     name: str
     writes: bool
+    partner: Optional[str]  # the writer of a `_RO` reader, the reader of a writer
     categories: frozenset
+    arguments: Tuple[Arg, ...]
+    key_type: str  # "zset" or "string": what it writes; other core types are WRONGTYPE
+    state: str  # the format it stores: "log", "counter", "gcra"
+    string_error: str  # its reply on a string of another format
     sample: Tuple
+    variants: Tuple[Tuple, ...] = ()
+    hostile: Tuple[Tuple, ...] = ()
+    editions: frozenset = EDITIONS
+    library_range: Optional[str] = None  # the library's exact range, where narrower than the module's
     cell_compat: bool = False
 
     @property
@@ -25,20 +94,59 @@ class Command:
         """The name INFO's fields and `call` use: `slide`, `gcra_ro`, `cl_throttle`."""
         return self.name.split(".", 1)[1] if self.name.startswith("winlimit.") else self.name.replace(".", "_")
 
+    @property
+    def writer(self):
+        """The row that writes this command's key: itself, or its partner."""
+        return self if self.writes else by_name(self.partner)
 
-def _row(name, writes, categories, sample, **kw):
-    return Command(name, writes, frozenset(categories), tuple(sample), **kw)
+    @property
+    def tokens(self):
+        """Its options' keywords: COST, BUCKET, ..."""
+        return {a.token for a in self.arguments if a.token}
+
+    @property
+    def positional(self):
+        """The integers every call gives before the options (a block's members), in order."""
+        out = []
+        for a in self.arguments:
+            if not a.optional:
+                out += list(a.arguments) or [a]
+        return out
+
+    @property
+    def arity(self):
+        """As COMMAND INFO gives it: the name, the key and the positional integers, or more."""
+        return -(2 + len(self.positional))
 
 
-TABLE = (
-    _row("winlimit.slide", True, {"@write", "@sortedset", "@slow"}, (60000, 5)),
-    _row("winlimit.fixed", True, {"@write", "@string", "@fast"}, (60000, 5)),
-    _row("winlimit.slide_ro", False, {"@read", "@sortedset", "@slow"}, (60000, 5)),
-    _row("winlimit.fixed_ro", False, {"@read", "@string", "@fast"}, (60000, 5)),
-    _row("winlimit.gcra", True, {"@write", "@string", "@fast"}, (60000, 5)),
-    _row("winlimit.gcra_ro", False, {"@read", "@string", "@fast"}, (60000, 5)),
-    _row("cl.throttle", True, {"@write", "@string", "@fast"}, (4, 5, 60), cell_compat=True),
-)
+def _pair(writer, reader, categories, arguments, key, writer_calls, reader_calls, variants=(), library_range=None):
+    """A writer and its `_RO` reader: the same arguments, keys and sample calls. key: its
+    key type, the format it stores and its error on a string of another format."""
+    key_type, state, string_error = key
+    common = dict(arguments=arguments, key_type=key_type, state=state, string_error=string_error, sample=(W, 5),
+                  variants=variants, library_range=library_range)
+    return (Command(writer, True, reader, frozenset({"@write", *categories}), hostile=writer_calls, **common),
+            Command(reader, False, writer, frozenset({"@read", *categories}), hostile=reader_calls, **common))
+
+
+# Hostile calls: periods of W, so a key a call writes does not expire while keyspaces are
+# compared (a 1 s GCRA period did, once, on a loaded machine).
+SLIDE, SLIDE_RO = _pair(
+    "winlimit.slide", "winlimit.slide_ro", {"@sortedset", "@slow"}, SLIDE_ARGS, ("zset", "log", WRONGTYPE),
+    ((W, 10), (1000, 2, W, 10, "COST", 2), (W, 10, "BUCKET", 1000), (1000, 2, W, 10, "BUCKET", 1000, "COST", 2)),
+    ((W, 10), (W, 10, "BUCKET", 1000)),
+    variants=((W, 5, "BUCKET", 1000),))
+FIXED, FIXED_RO = _pair(
+    "winlimit.fixed", "winlimit.fixed_ro", {"@string", "@fast"}, FIXED_ARGS, ("string", "counter", NOT_AN_INTEGER),
+    ((W, 10), (W, 10, "ALIGN")), ((W, 10),), variants=((W, 5, "ALIGN"),))
+GCRA, GCRA_RO = _pair(
+    "winlimit.gcra", "winlimit.gcra_ro", {"@string", "@fast"}, GCRA_ARGS, ("string", "gcra", NO_GCRA_STATE),
+    ((W, 10), (W, 3, "BURST", 7, "COST", 2)), ((W, 10),), variants=((W, 5, "BURST", 7),),
+    library_range="period_ms up to 30 days with BURST, limit and COST up to 10^6 (BURST * period_ms below 2^53)")
+CL_THROTTLE = Command("cl.throttle", True, None, frozenset({"@write", "@string", "@fast"}), CELL_ARGS, "string",
+                      "gcra", NO_GCRA_STATE, (4, 5, 60), editions=frozenset({"module"}), cell_compat=True)
+
+TABLE = (SLIDE, FIXED, SLIDE_RO, FIXED_RO, GCRA, GCRA_RO, CL_THROTTLE)
 
 # What a server loaded without cell-compat registers.
 DEFAULT = tuple(c for c in TABLE if not c.cell_compat)
@@ -47,7 +155,7 @@ READERS = tuple(c for c in DEFAULT if not c.writes)
 
 
 def by_name(name):
-    """The row named `name` (as COMMAND names it: lower case)."""
+    """The row named `name` (as COMMAND names it: lower case); fails for an unknown name."""
     [command] = [c for c in TABLE if c.name == name]
     return command
 

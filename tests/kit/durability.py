@@ -11,8 +11,11 @@ from kit.bucket_layout import bucket_log
 
 
 W = 3_600_000           # no unit leaves an hour's window during a test
-GCRA_PERIOD = 10**12    # with limit 10^6: one unit refills per 10^6 ms, so nothing does
-GCRA_LIMIT = 10**6
+# GCRA: one unit refills per 10^6 ms, so nothing does; a BURST of 10^6 holds every unit a
+# test takes. Within the library's exact range too (BURST * period_ms = 10^15 < 2^53).
+GCRA_PERIOD = 10**9
+GCRA_LIMIT = 10**3
+GCRA_BURST = 10**6
 GCRA_UNIT_MS = GCRA_PERIOD // GCRA_LIMIT
 BUCKET_MS = 60_000
 
@@ -21,7 +24,7 @@ SHAPES = {
     "slide": ("WINLIMIT.SLIDE", W, 10**4),
     "fixed": ("WINLIMIT.FIXED", W, 10**9),
     "bucket": ("WINLIMIT.SLIDE", W, 10**9, "BUCKET", BUCKET_MS),
-    "gcra": ("WINLIMIT.GCRA", GCRA_PERIOD, GCRA_LIMIT, "BURST", GCRA_LIMIT),
+    "gcra": ("WINLIMIT.GCRA", GCRA_PERIOD, GCRA_LIMIT, "BURST", GCRA_BURST),
 }
 
 

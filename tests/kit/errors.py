@@ -3,11 +3,14 @@ texts, this does not."""
 
 import socket
 
+from kit import editions
+
 
 def error_of(port, *args, auth=None):
     """Send one command (after `AUTH user pass` when auth=(user, pass)); return the exact
-    error text it replies ("ERR ..."), or None when the reply is not an error."""
-    commands = ([["AUTH", *auth]] if auth else []) + [list(args)]
+    error text it replies ("ERR ..."), or None when the reply is not an error. A WINLIMIT.*
+    call is sent in the kit's edition's form (kit.editions)."""
+    commands = ([["AUTH", *auth]] if auth else []) + [list(editions.translate(args))]
     payload = b""
     for command in commands:
         parts = [a if isinstance(a, bytes) else str(a).encode() for a in command]

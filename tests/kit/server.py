@@ -1,6 +1,7 @@
 """Real redis-server (or valkey-server) processes for the tests: each on a free loopback
-port in its own directory under tests/.tmp/, with the winlimit module (WINLIMIT_MODULE, or
-target/release), stopped by PID (SIGTERM, then SIGKILL), never by name. Clients use
+port in its own directory under tests/.tmp/, with winlimit in the kit's edition (the module,
+WINLIMIT_MODULE or target/release; or the library, see kit.editions), stopped by PID
+(SIGTERM, then SIGKILL), never by name. Clients use
 decode_responses=False: keys, values and members are bytes (DUMP needs that).
 
 The server under test is Debian's redis-server unless WINLIMIT_SERVER_BIN (and
@@ -21,6 +22,8 @@ import tomllib
 import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
+
+from kit import editions
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TMP_ROOT = os.path.join(REPO, "tests", ".tmp")
@@ -70,7 +73,10 @@ def free_port_with_bus():
 class RedisServer:
     """A redis-server child process.
 
-    module: load the winlimit module; module_args: arguments after the .so path;
+    module: with winlimit, in `edition` (default: the kit's, kit.editions.EDITION): the
+    module is loaded at start-up, the library once the server answers (and again after every
+    restart; a replica gets Functions from its master); module_args: arguments after the .so
+    path;
     args: extra command-line arguments, e.g. ["--appendonly", "yes"] or
     ["--replicaof", "127.0.0.1", "6380"]; dir: reuse this directory (else a fresh one), also
     the server's working directory; config: a configuration file read first (the command
@@ -80,7 +86,8 @@ class RedisServer:
     """
 
     def __init__(self, module=True, module_args=(), args=(), dir=None, port=None, config=None, server_bin=None,
-                 launcher=(), start_timeout=START_TIMEOUT):
+                 launcher=(), start_timeout=START_TIMEOUT, edition=None):
+        self.edition = edition or editions.EDITION
         self.server_bin = server_bin or SERVER_BIN
         self.launcher = list(launcher)
         self.start_timeout = start_timeout
@@ -103,7 +110,7 @@ class RedisServer:
         cmd = [*self.launcher, self.server_bin, *([self.config] if self.config else []), "--port", str(port), "--bind", "127.0.0.1",
                "--save", "", "--appendonly", "no", "--dir", self.dir,
                "--repl-diskless-sync-delay", "0"]
-        if self.module:
+        if self.module and self.edition == "module":
             cmd += ["--loadmodule", module_path(), *self.module_args]
         return cmd + self.args
 
@@ -139,6 +146,7 @@ class RedisServer:
             try:
                 # Check the PID too: on a busy port PING could reach some other server.
                 if self.client.ping() and self.client.info("server")["process_id"] == self.proc.pid:
+                    self._load_library()
                     return
             except (redis.ConnectionError, redis.BusyLoadingError, redis.TimeoutError):
                 pass
@@ -148,10 +156,22 @@ class RedisServer:
                                    f"(log {log_path}):\n{_tail(log_path)}")
             time.sleep(0.01)
 
+    def _load_library(self):
+        """The library editions: load it, but not into a replica of Functions (FUNCTION LOAD
+        is a write; the replica gets the library from its master)."""
+        if not self.module or self.edition == "module":
+            return
+        if self.edition == "functions" and self.client.info("replication")["role"] == "slave":
+            return
+        editions.load(self.client, self.edition)
+
     def new_client(self, **kw):
+        """A client whose WINLIMIT.* calls reach this server's edition (kit.editions.Redis)."""
         # No retries: a failure must show, not be retried away (and start-up polls fast).
         options = {"decode_responses": False, "socket_timeout": 30, "retry": Retry(NoBackoff(), 0), **kw}
-        return redis.Redis(host="127.0.0.1", port=self.port, **options)
+        client = editions.Redis(host="127.0.0.1", port=self.port, **options)
+        client.edition = self.edition
+        return client
 
     def stop(self, keep_dir=False):
         """SIGTERM this PID, wait, SIGKILL if it does not exit. Removes the dir unless keep_dir."""

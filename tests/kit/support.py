@@ -64,6 +64,20 @@ def workload(r):
     return 13 + len(commands.WRITERS)
 
 
+def each_writers_key(r, prefix, persist=True):
+    """For every writer of the kit's table, key `<prefix><short>` holding one unit of its
+    sample call (limit 5), a log with a stale entry too, and no TTL unless persist=False: a
+    call that wrongly writes (trims, heals the TTL) changes the key."""
+    now = server_ms(r)
+    for c in commands.WRITERS:
+        key = prefix + c.short
+        r.execute_command(c.name, key, *c.sample)
+        if c.key_type == "zset":
+            r.zadd(key, {"stale": now - 10**7})
+        if persist:
+            r.persist(key)
+
+
 class KeyEvents:
     """Records keyevent notifications of database 0 (psubscribe __keyevent@0__:*).
 

@@ -16,7 +16,7 @@ impl LogView for MemoryLog {
         self.entries.len() as u64
     }
 
-    fn newest(&self) -> Option<Entry> {
+    fn newest(&mut self) -> Option<Entry> {
         self.entries.last().copied()
     }
 
@@ -24,27 +24,27 @@ impl LogView for MemoryLog {
         self.expires_at
     }
 
-    fn count_through(&self, cutoff: i64) -> u64 {
+    fn count_through(&mut self, cutoff: i64) -> u64 {
         self.entries.iter().filter(|e| e.score <= cutoff).count() as u64
     }
 
-    fn nth_after(&self, cutoff: i64, n: u64) -> Option<i64> {
+    fn nth_after(&mut self, cutoff: i64, n: u64) -> Option<i64> {
         self.entries.iter().filter(|e| e.score > cutoff).nth(n as usize).map(|e| e.score)
     }
 
-    fn count_after_from_newest(&self, cutoff: i64, cap: u64) -> u64 {
+    fn count_after_from_newest(&mut self, cutoff: i64, cap: u64) -> u64 {
         self.entries.iter().rev().take_while(|e| e.score > cutoff).take(cap as usize).count() as u64
     }
 
-    fn nth_newest(&self, n: u64) -> Option<i64> {
+    fn nth_newest(&mut self, n: u64) -> Option<i64> {
         self.entries.iter().rev().nth(n as usize).map(|e| e.score)
     }
 
-    fn count_between(&self, after: i64, through: i64, cap: u64) -> u64 {
+    fn count_between(&mut self, after: i64, through: i64, cap: u64) -> u64 {
         self.entries.iter().filter(|e| e.score > after && e.score <= through).take(cap as usize).count() as u64
     }
 
-    fn nth_oldest(&self, n: u64) -> Option<i64> {
+    fn nth_oldest(&mut self, n: u64) -> Option<i64> {
         self.entries.get(n as usize).map(|e| e.score)
     }
 }
@@ -222,7 +222,7 @@ fn a_log_whose_expiry_has_come_is_an_empty_window() {
     log.expires_at = Some(1000);
     let peek = log.call(1000, &request(10_000, 2, 1), Mode::Peek);
     assert_eq!(peek.to_array(), [1, 2, 2, 0, 0]);
-    let plan = decide(1000, &request(10_000, 2, 1), Mode::Record, &log);
+    let plan = decide(1000, &request(10_000, 2, 1), Mode::Record, &mut log);
     assert!(plan.discard);
     assert_eq!(plan.verdict.to_array(), [1, 2, 1, 0, 10_000]);
 }
@@ -242,7 +242,7 @@ fn the_key_expires_one_window_and_a_slack_after_its_newest_entry() {
 fn the_expiry_moves_only_when_it_falls_short() {
     let mut log = MemoryLog::default();
     log.call(100, &request(1000, 5, 1), Mode::Record);
-    let plan = decide(200, &request(1000, 5, 1), Mode::Record, &log);
+    let plan = decide(200, &request(1000, 5, 1), Mode::Record, &mut log);
     assert_eq!(plan.expire_at, None, "1225 still covers 200 + 1000");
     assert!(plan.append.is_some());
 }
@@ -251,9 +251,9 @@ fn the_expiry_moves_only_when_it_falls_short() {
 fn an_expiry_beyond_the_slack_is_brought_back() {
     let mut log = MemoryLog::with_scores(&[100]);
     log.expires_at = Some(1_000_000);
-    let plan = decide(200, &request(1000, 5, 1), Mode::Peek, &log);
+    let plan = decide(200, &request(1000, 5, 1), Mode::Peek, &mut log);
     assert_eq!(plan.expire_at, None, "a peek writes nothing");
-    let plan = decide(200, &request(1000, 5, 1), Mode::Record, &log);
+    let plan = decide(200, &request(1000, 5, 1), Mode::Record, &mut log);
     assert_eq!(plan.expire_at, Some(1200 + expiry_slack(1000)));
 }
 
@@ -275,14 +275,14 @@ fn a_log_without_expiry_gets_one_even_when_the_call_is_rejected() {
 fn an_unchanged_expiry_is_not_written_again() {
     let mut log = MemoryLog::with_scores(&[100, 200]);
     log.expires_at = Some(1200);
-    let plan = decide(300, &request(1000, 2, 1), Mode::Record, &log);
+    let plan = decide(300, &request(1000, 2, 1), Mode::Record, &mut log);
     assert!(plan.is_noop(), "{plan:?}");
 }
 
 #[test]
 fn a_log_of_nothing_but_departed_entries_is_deleted() {
     let mut log = MemoryLog::with_scores(&[0, 1, 2]);
-    let plan = decide(5000, &request(1000, 0, 1), Mode::Record, &log);
+    let plan = decide(5000, &request(1000, 0, 1), Mode::Record, &mut log);
     assert!(plan.discard);
     assert_eq!((plan.trim_through, plan.expire_at), (None, None));
     log.apply(&plan);
@@ -292,12 +292,12 @@ fn a_log_of_nothing_but_departed_entries_is_deleted() {
 #[test]
 fn a_few_departed_entries_wait_for_a_batch() {
     let scores: Vec<i64> = (0..20).map(|i| 4000 + i * 10).collect();
-    let log = MemoryLog::with_scores(&scores);
+    let mut log = MemoryLog::with_scores(&scores);
     // At 5005 the entries at 4000 and 4000 + 10 have left; 2 of 20 is under an eighth.
-    let plan = decide(5010, &request(1000, 100, 1), Mode::Record, &log);
+    let plan = decide(5010, &request(1000, 100, 1), Mode::Record, &mut log);
     assert_eq!(plan.trim_through, None);
     assert_eq!(plan.verdict.remaining, 100 - 18 - 1);
-    let plan = decide(5030, &request(1000, 100, 1), Mode::Record, &log);
+    let plan = decide(5030, &request(1000, 100, 1), Mode::Record, &mut log);
     assert_eq!(plan.trim_through, Some(4030), "4 of 20 is a batch");
 }
 
@@ -307,12 +307,12 @@ fn a_large_trim_is_done_in_steps() {
     scores.push(10_000);
     let mut log = MemoryLog::with_scores(&scores);
     let r = request(1000, 5000, 1);
-    let plan = decide(10_500, &r, Mode::Record, &log);
+    let plan = decide(10_500, &r, Mode::Record, &mut log);
     assert_eq!(plan.trim_through, Some(TRIM_STEP as i64 - 1));
     log.apply(&plan);
     assert_eq!(log.entries.len(), 3001 - TRIM_STEP as usize + 1);
     for _ in 0..2 {
-        let plan = decide(10_500, &r, Mode::Record, &log);
+        let plan = decide(10_500, &r, Mode::Record, &mut log);
         log.apply(&plan);
     }
     assert_eq!(log.entries.iter().filter(|e| e.score < 10_000).count(), 0);
@@ -349,7 +349,7 @@ fn members_wrap_around_at_the_end_of_their_range() {
     assert_eq!(next_member(LAST), FIRST);
     let mut log = MemoryLog::default();
     log.entries.push(Entry { score: 5, member: Some(LAST) });
-    let plan = decide(10, &request(1000, 5, 2), Mode::Record, &log);
+    let plan = decide(10, &request(1000, 5, 2), Mode::Record, &mut log);
     assert_eq!(plan.append.map(|a| a.first_member), Some(FIRST));
 }
 
@@ -358,7 +358,7 @@ fn members_start_over_after_a_scripts_member() {
     let mut log = MemoryLog::default();
     for member in [None, Some(1_732_252_800_123), Some(-4), Some(i64::MAX)] {
         log.entries = vec![Entry { score: 5, member }];
-        let plan = decide(10, &request(1000, 5, 1), Mode::Record, &log);
+        let plan = decide(10, &request(1000, 5, 1), Mode::Record, &mut log);
         assert_eq!(plan.append.map(|a| a.first_member), Some(FIRST), "after {member:?}");
     }
 }
@@ -376,7 +376,7 @@ fn the_sequence_skips_members_that_exist() {
 #[test]
 fn extreme_scores_saturate_instead_of_overflowing() {
     let mut log = MemoryLog::with_scores(&[i64::MIN, i64::MAX]);
-    let plan = decide(10, &request(1000, 5, 1), Mode::Record, &log);
+    let plan = decide(10, &request(1000, 5, 1), Mode::Record, &mut log);
     assert!(plan.verdict.allowed);
     assert_eq!(plan.expire_at, Some(i64::MAX));
     log.apply(&plan);
@@ -480,7 +480,7 @@ proptest! {
             last.member = member;
         }
         log.expires_at = expires_at;
-        let v = decide(now, &request(window, limit, cost), mode, &log).verdict;
+        let v = decide(now, &request(window, limit, cost), mode, &mut log).verdict;
         prop_assert!((0..=limit).contains(&v.remaining));
         prop_assert!(v.retry_after_ms >= NEVER && v.reset_after_ms >= 0);
     }

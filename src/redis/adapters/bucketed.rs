@@ -11,11 +11,10 @@ use crate::core::request::Mode;
 use crate::core::slide::SlideRequest;
 use crate::core::verdict::Verdict;
 use crate::redis::call::{Call, CommandError};
-use crate::redis::key::{KeyKind, WriteKey};
+use crate::redis::key::{KeyKind, Opened, WriteKey};
 
 /// Reads the ring, decides, writes. `request.bucket_ms` is set.
-pub fn run(call: &Call, request: &SlideRequest) -> Result<Verdict, CommandError> {
-    let mut opened = call.open_key();
+pub fn run(call: &Call, mut opened: Opened<'_>, request: &SlideRequest) -> Result<Verdict, CommandError> {
     let key = opened.view();
     let exists = match key.kind() {
         KeyKind::Missing => false,
@@ -54,7 +53,7 @@ fn stored_error(error: StoredError, request: &SlideRequest) -> CommandError {
 }
 
 /// Carries out the plan: each effect replicates itself and fires its events.
-fn apply(key: &mut WriteKey, plan: &BucketPlan, write: RingWrite) {
+fn apply(key: &mut WriteKey<'_>, plan: &BucketPlan, write: RingWrite) {
     if plan.is_noop() {
         return;
     }

@@ -1,27 +1,36 @@
 //! `WINLIMIT.FIXED` on Redis: the counter is a string holding the decimal count, updated in
 //! place (which keeps its expiry) and replicated as `SET ... PXAT` or `INCRBY`.
 
-use crate::core::fixed::{self, Counter, FixedWrite};
+use crate::core::fixed::{self, Counter, FixedRequest, FixedWrite};
 use crate::core::parse::{format_int, parse_int};
 use crate::core::verdict::Verdict;
+use crate::redis::adapters::Adapter;
 use crate::redis::call::{Call, CommandError};
-use crate::redis::key::{Key, KeyKind, WriteKey};
+use crate::redis::key::{Key, KeyKind, Opened, WriteKey};
 
-/// Parses, reads the counter, decides, writes.
-pub fn run(call: &Call) -> Result<Verdict, CommandError> {
-    let request = fixed::parse(call.args)?;
-    let mut key = call.open_key();
-    let stored = read(key.view())?;
-    let plan = fixed::decide(call.now(), &request, call.mode, stored);
-    if let (Some(key), Some(write)) = (key.writer(), plan.write) {
-        apply(key, write);
+/// `WINLIMIT.FIXED` and `WINLIMIT.FIXED_RO`.
+pub struct Fixed;
+
+impl Adapter for Fixed {
+    type Request = FixedRequest;
+
+    fn parse(args: &[&[u8]]) -> Result<FixedRequest, CommandError> {
+        Ok(fixed::parse(args)?)
     }
-    Ok(plan.verdict)
-}
 
+    /// Reads the counter, decides, writes.
+    fn run(call: &Call, mut key: Opened<'_>, request: &FixedRequest) -> Result<Verdict, CommandError> {
+        let stored = read(key.view())?;
+        let plan = fixed::decide(call.now(), request, call.mode, stored);
+        if let (Some(key), Some(write)) = (key.writer(), plan.write) {
+            apply(key, write);
+        }
+        Ok(plan.verdict)
+    }
+}
 /// The counter, `None` when the key is missing. A value is a count only where `INCRBY`,
 /// whose effect is replicated, would take it too: a canonical non-negative integer.
-fn read(key: &Key) -> Result<Option<Counter>, CommandError> {
+fn read(key: &Key<'_>) -> Result<Option<Counter>, CommandError> {
     match key.kind() {
         KeyKind::Missing => Ok(None),
         KeyKind::String => {
@@ -34,7 +43,7 @@ fn read(key: &Key) -> Result<Option<Counter>, CommandError> {
 }
 
 /// Carries out the write: each effect replicates itself and fires its events.
-fn apply(key: &mut WriteKey, write: FixedWrite) {
+fn apply(key: &mut WriteKey<'_>, write: FixedWrite) {
     match write {
         FixedWrite::Create { count, expire_at } => {
             let mut text = [0u8; 20];

@@ -4,41 +4,58 @@
 
 use crate::core::gcra::{self, GcraRequest};
 use crate::core::verdict::Verdict;
+use crate::redis::adapters::Adapter;
 use crate::redis::call::{Call, CommandError};
-use crate::redis::key::KeyKind;
+use crate::redis::key::{KeyKind, Opened};
 
-/// `WINLIMIT.GCRA key period_ms limit [BURST n] [COST n]`.
-pub fn run(call: &Call) -> Result<Verdict, CommandError> {
-    decide(call, &gcra::parse(call.args)?)
-}
+/// `WINLIMIT.GCRA key period_ms limit [BURST n] [COST n]`, and its `_RO` peek.
+pub struct Gcra;
 
 /// `CL.THROTTLE key max_burst count_per_period period_s [quantity]`.
-pub fn run_cell(call: &Call) -> Result<Verdict, CommandError> {
-    decide(call, &gcra::parse_cell(call.args)?)
+pub struct Cell;
+
+impl Adapter for Gcra {
+    type Request = GcraRequest;
+
+    fn parse(args: &[&[u8]]) -> Result<GcraRequest, CommandError> {
+        Ok(gcra::parse(args)?)
+    }
+
+    fn run(call: &Call, mut opened: Opened<'_>, request: &GcraRequest) -> Result<Verdict, CommandError> {
+        let key = opened.view();
+        let now = call.now();
+        let stored = match key.kind() {
+            KeyKind::Missing => None,
+            // The expiry is not read: written as the TAT rounded up, it has come only when
+            // the TAT has, and a TAT in the past is a full bucket already. A key whose TTL
+            // was changed by hand is read as Redis still holds it.
+            KeyKind::String => {
+                let value = key.string_value().unwrap_or_default();
+                let stored = gcra::decode(value, request.reads_cell_state)
+                    .map_err(|_| CommandError::Stored("ERR this key holds no GCRA state".to_string()))?;
+                Some(stored)
+            }
+            _ => return Err(CommandError::WrongType),
+        };
+        let plan = gcra::decide(now, request, call.mode, stored);
+        if let (Some(key), Some(write)) = (opened.writer(), plan.write) {
+            // One `SET ... PXAT`: a TAT of the stored length is rewritten in place.
+            let mut text = [0; gcra::ENCODED_MAX];
+            key.set_string(gcra::encode(write.tat, &mut text), Some(write.expire_at));
+        }
+        Ok(plan.verdict)
+    }
 }
 
-fn decide(call: &Call, request: &GcraRequest) -> Result<Verdict, CommandError> {
-    let mut opened = call.open_key();
-    let key = opened.view();
-    let now = call.now();
-    let stored = match key.kind() {
-        KeyKind::Missing => None,
-        // The expiry is not read: written as the TAT rounded up, it has come only when the
-        // TAT has, and a TAT in the past is a full bucket already. A key whose TTL was changed
-        // by hand is read as Redis still holds it.
-        KeyKind::String => {
-            let value = key.string_value().unwrap_or_default();
-            let stored = gcra::decode(value, request.reads_cell_state)
-                .map_err(|_| CommandError::Stored("ERR this key holds no GCRA state".to_string()))?;
-            Some(stored)
-        }
-        _ => return Err(CommandError::WrongType),
-    };
-    let plan = gcra::decide(now, request, call.mode, stored);
-    if let (Some(key), Some(write)) = (opened.writer(), plan.write) {
-        // One `SET ... PXAT`: a TAT of the stored length is rewritten in place.
-        let mut text = [0; gcra::ENCODED_MAX];
-        key.set_string(gcra::encode(write.tat, &mut text), Some(write.expire_at));
+/// The same state and decision as [`Gcra`]; only the arguments differ.
+impl Adapter for Cell {
+    type Request = GcraRequest;
+
+    fn parse(args: &[&[u8]]) -> Result<GcraRequest, CommandError> {
+        Ok(gcra::parse_cell(args)?)
     }
-    Ok(plan.verdict)
+
+    fn run(call: &Call, opened: Opened<'_>, request: &GcraRequest) -> Result<Verdict, CommandError> {
+        Gcra::run(call, opened, request)
+    }
 }

@@ -9,16 +9,16 @@ use redis_module::raw;
 
 use crate::core::bucket_ring;
 use crate::core::parse::format_int;
-use crate::redis::api::{api, OwnedString};
+use crate::redis::api::{self, api, OwnedString};
 use crate::redis::events::Event;
 use crate::redis::key::{KeyKind, WriteKey};
-use crate::redis::replicate;
+use crate::redis::replicate::{self, StringList};
 
 /// Members per replicated `ZADD`: a large `COST` is replicated as several commands (all in
 /// the call's MULTI/EXEC), so neither this call nor a replica holds one huge argument list.
 const MEMBERS_PER_ZADD: i64 = 1024;
 
-impl WriteKey {
+impl WriteKey<'_> {
     /// `SET key value [PXAT at]`. A string of the same length is rewritten in place (nothing
     /// allocated); otherwise the key gets a new string of exactly `value`'s size.
     pub fn set_string(&mut self, value: &[u8], expire_at: Option<i64>) {
@@ -27,7 +27,8 @@ impl WriteKey {
             self.rewrite_in_place(|bytes| bytes.copy_from_slice(value));
         } else {
             let string = OwnedString::from_bytes(self.0.ctx, value);
-            api!(RedisModule_StringSet(self.0.handle, string.as_ptr()));
+            // SAFETY: a key open for writing and a live string, which the key now shares.
+            unsafe { api!(RedisModule_StringSet(self.0.handle, string.as_ptr())) };
         }
         match expire_at {
             Some(at) => {
@@ -59,7 +60,8 @@ impl WriteKey {
             }
         });
         if !written {
-            api!(RedisModule_StringTruncate(self.0.handle, text.len()));
+            // SAFETY: a key open for writing that holds a string (`rewrite_in_place` found one).
+            unsafe { api!(RedisModule_StringTruncate(self.0.handle, text.len())) };
             // `copy_from_slice` checks the lengths agree (a panic the handler turns into an error).
             self.rewrite_in_place(|bytes| bytes.copy_from_slice(text));
         }
@@ -87,7 +89,8 @@ impl WriteKey {
 
     /// `DEL key`.
     pub fn delete(&mut self) {
-        api!(RedisModule_DeleteKey(self.0.handle));
+        // SAFETY: a key open for writing.
+        unsafe { api!(RedisModule_DeleteKey(self.0.handle)) };
         replicate::del(self.target());
         self.notify(Event::Del);
         self.signal_modified();
@@ -96,7 +99,7 @@ impl WriteKey {
     /// `ZREMRANGEBYSCORE key -inf through`; nothing at all when no element is scored that low.
     pub fn zrem_through(&mut self, through: i64) {
         let mut stale = Vec::new();
-        if let Some(mut range) = self.zset_range(f64::NEG_INFINITY, through as f64, false, false) {
+        if let Some(mut range) = self.0.zset_range(f64::NEG_INFINITY, through as f64, false, false) {
             while let Some((_, member)) = range.current() {
                 stale.push(member);
                 if !range.step(false) {
@@ -109,7 +112,9 @@ impl WriteKey {
         }
         for member in &stale {
             let mut deleted: c_int = 0;
-            api!(RedisModule_ZsetRem(self.0.handle, member.as_ptr(), &mut deleted));
+            // SAFETY: a sorted set open for writing (it held `member`), with no range active
+            // (the cursor above is dropped), a live member and a flag to write.
+            unsafe { api!(RedisModule_ZsetRem(self.0.handle, member.as_ptr(), &mut deleted)) };
         }
         replicate::zremrangebyscore_through(self.target(), through);
         self.notify(Event::Zremrangebyscore);
@@ -129,7 +134,9 @@ impl WriteKey {
             let member = OwnedString::from_i64(ctx, candidate);
             candidate = next(candidate);
             let mut flags = raw::REDISMODULE_ZADD_NX as c_int;
-            let status = api!(RedisModule_ZsetAdd(handle, score as f64, member.as_ptr(), &mut flags));
+            // SAFETY: a key open for writing (missing or a sorted set: the adapter checked), a
+            // live member and flags to read and write.
+            let status = unsafe { api!(RedisModule_ZsetAdd(handle, score as f64, member.as_ptr(), &mut flags)) };
             assert!(status == raw::Status::Ok as c_int, "ZsetAdd refused a member");
             if flags & raw::REDISMODULE_ZADD_ADDED as c_int != 0 {
                 return member;
@@ -146,8 +153,11 @@ impl WriteKey {
                 let chunk = left.min(MEMBERS_PER_ZADD);
                 left -= chunk;
                 let members: Vec<OwnedString> = (0..chunk).map(|_| fresh_member()).collect();
-                let argv: Vec<*mut raw::RedisModuleString> =
-                    members.iter().flat_map(|m| [score_string.as_ptr(), m.as_ptr()]).collect();
+                let mut argv = StringList::with_capacity(members.len() * 2);
+                for member in &members {
+                    argv.push(&score_string);
+                    argv.push(member);
+                }
                 replicate::with_args(self.target(), c"ZADD", &argv);
             }
         }
@@ -159,7 +169,9 @@ impl WriteKey {
     /// effect calling it replicates.
     fn rewrite_in_place(&mut self, write: impl FnOnce(&mut [u8])) {
         let mut len = 0usize;
-        let ptr = api!(RedisModule_StringDMA(self.0.handle, &mut len, raw::REDISMODULE_WRITE as c_int));
+        // SAFETY: a key open for writing and a length to write; DMA answers null for a
+        // non-string.
+        let ptr = unsafe { api!(RedisModule_StringDMA(self.0.handle, &mut len, raw::REDISMODULE_WRITE as c_int)) };
         assert!(!ptr.is_null(), "string DMA refused a write");
         // SAFETY: DMA gives `len` writable bytes at `ptr` while the key is open, and `&mut self`
         // keeps every other view of them away during `write`.
@@ -171,15 +183,17 @@ impl WriteKey {
     fn set_expiry_unreplicated(&mut self, at: i64) {
         // SAFETY: reading a function pointer the server set at load time.
         if unsafe { raw::RedisModule_SetAbsExpire }.is_some() {
-            api!(RedisModule_SetAbsExpire(self.0.handle, at));
+            // SAFETY: a key open for writing; the effects set expiries only on existing keys.
+            unsafe { api!(RedisModule_SetAbsExpire(self.0.handle, at)) };
             return;
         }
         // Redis 6.2: only a time from now; retried until the clock did not tick around the
         // call, so the stored absolute time is exactly `at`, as on replicas.
         for _ in 0..4 {
-            let before = api!(RedisModule_Milliseconds());
-            api!(RedisModule_SetExpire(self.0.handle, (at - before).max(1)));
-            if api!(RedisModule_Milliseconds()) == before {
+            let before = api::milliseconds();
+            // SAFETY: as above.
+            unsafe { api!(RedisModule_SetExpire(self.0.handle, (at - before).max(1))) };
+            if api::milliseconds() == before {
                 break;
             }
         }
@@ -187,12 +201,15 @@ impl WriteKey {
 
     /// Fires a keyspace event for this key.
     fn notify(&self, event: Event) {
-        api!(RedisModule_NotifyKeyspaceEvent(self.0.ctx, event.class(), event.name().as_ptr(), self.0.name));
+        let (ctx, name) = (self.0.ctx.as_ptr(), self.0.name.as_ptr());
+        // SAFETY: the call's live context and key name, and a NUL-terminated event name.
+        unsafe { api!(RedisModule_NotifyKeyspaceEvent(ctx, event.class(), event.name().as_ptr(), name)) };
     }
 
     /// Tells WATCH and client-side caching that the key changed. The module turns off
     /// Redis's implicit signal on closing a writable key, so only effects signal.
     fn signal_modified(&self) {
-        api!(RedisModule_SignalModifiedKey(self.0.ctx, self.0.name));
+        // SAFETY: the call's live context and key name.
+        unsafe { api!(RedisModule_SignalModifiedKey(self.0.ctx.as_ptr(), self.0.name.as_ptr())) };
     }
 }

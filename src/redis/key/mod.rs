@@ -1,13 +1,20 @@
 //! Keys by type: a [`Key`] reads, a [`WriteKey`] also writes (its effects are in
-//! [`effects`]), and [`Opened`] is what a call gets, so a peeking (`_RO`)
-//! command never holds a writer. What a key lends out (a string in place, a range cursor)
-//! borrows it, so the compiler refuses a write while a view is alive.
+//! [`effects`]), and [`Opened`] is what a call gets, so a peeking (`_RO`) command never
+//! holds a writer.
+//!
+//! What the types promise, each shown refused by a compile-fail test (`tests/compile_fail/`):
+//! - a call opens its key once: the [`CallKey`] the handler is given is consumed by opening;
+//! - what a key lends out (a string in place, a range cursor) borrows it, so no write, and
+//!   no second cursor, can happen while it is alive: a cursor borrows the key mutably, as
+//!   the server keeps one range iterator per key and starting another ends the first.
 
+use std::marker::PhantomData;
 use std::os::raw::c_int;
 
 use redis_module::raw;
 
-use crate::redis::api::{api, OwnedString};
+use crate::core::request::Mode;
+use crate::redis::api::{self, api, Ctx, OwnedString, ServerString};
 use crate::redis::replicate::Target;
 
 mod effects;
@@ -22,39 +29,61 @@ pub enum KeyKind {
     Other,
 }
 
+/// The key a command names, not opened yet. Opening consumes it, so a call holds one handle
+/// on its key: a view from one handle cannot outlive a write through another.
+pub struct CallKey<'a> {
+    ctx: Ctx<'a>,
+    name: ServerString<'a>,
+}
+
+impl<'a> CallKey<'a> {
+    /// # Safety
+    /// `name` is the key argument of the command that `ctx` serves, and this is the only
+    /// `CallKey` made for that call.
+    pub unsafe fn new(ctx: Ctx<'a>, name: ServerString<'a>) -> Self {
+        CallKey { ctx, name }
+    }
+
+    /// Opens the key: a writer only for the recording commands, so a peek holds none.
+    pub fn open(self, mode: Mode) -> Opened<'a> {
+        match mode {
+            Mode::Record => Opened::Record(WriteKey(Key::open(self, raw::REDISMODULE_READ | raw::REDISMODULE_WRITE))),
+            Mode::Peek => Opened::Peek(Key::open(self, raw::REDISMODULE_READ)),
+        }
+    }
+}
+
 /// An open key, read-only unless it is inside a [`WriteKey`]; closed on drop. A missing key
 /// opened read-only has a null handle, which every read here answers as missing.
-pub struct Key {
-    ctx: *mut raw::RedisModuleCtx,
-    name: *mut raw::RedisModuleString,
+pub struct Key<'a> {
+    ctx: Ctx<'a>,
+    name: ServerString<'a>,
     handle: *mut raw::RedisModuleKey,
 }
 
 /// A key opened for writing: everything a [`Key`] reads, and the effects.
-pub struct WriteKey(Key);
+pub struct WriteKey<'a>(Key<'a>);
 
 /// The key a call opened: read-only for a peek, writable for a recording call.
-pub enum Opened {
-    Peek(Key),
-    Record(WriteKey),
+pub enum Opened<'a> {
+    Peek(Key<'a>),
+    Record(WriteKey<'a>),
 }
 
-impl Key {
-    fn open(ctx: *mut raw::RedisModuleCtx, name: *mut raw::RedisModuleString, mode: u32) -> Self {
-        let handle = api!(RedisModule_OpenKey(ctx, name, mode as c_int));
-        Key { ctx, name, handle }
-    }
-
-    /// Opens `name` for reading only.
-    pub fn open_read(ctx: *mut raw::RedisModuleCtx, name: *mut raw::RedisModuleString) -> Self {
-        Key::open(ctx, name, raw::REDISMODULE_READ)
+impl<'a> Key<'a> {
+    fn open(key: CallKey<'a>, mode: u32) -> Self {
+        // SAFETY: the call's live context and its key argument; `CallKey` makes this the
+        // call's only handle on the key.
+        let handle = unsafe { api!(RedisModule_OpenKey(key.ctx.as_ptr(), key.name.as_ptr(), mode as c_int)) };
+        Key { ctx: key.ctx, name: key.name, handle }
     }
 
     pub fn kind(&self) -> KeyKind {
         if self.handle.is_null() {
             return KeyKind::Missing;
         }
-        match api!(RedisModule_KeyType(self.handle)) as isize {
+        // SAFETY: a non-null handle is this key, open until `self` drops.
+        match unsafe { api!(RedisModule_KeyType(self.handle)) } as isize {
             raw::REDISMODULE_KEYTYPE_EMPTY => KeyKind::Missing,
             raw::REDISMODULE_KEYTYPE_STRING => KeyKind::String,
             raw::REDISMODULE_KEYTYPE_ZSET => KeyKind::SortedSet,
@@ -71,15 +100,17 @@ impl Key {
         }
         // SAFETY: reading a function pointer the server set at load time.
         let at = if unsafe { raw::RedisModule_GetAbsExpire }.is_some() {
-            api!(RedisModule_GetAbsExpire(self.handle))
+            // SAFETY: the key exists, so its handle is open and not null.
+            unsafe { api!(RedisModule_GetAbsExpire(self.handle)) }
         } else {
             // Redis 6.2: only the time left, from the server's clock at that instant.
             // Retried until the clock did not tick around the call, so `now + left` is
             // the stored absolute time exactly.
             let read = || {
-                let before = api!(RedisModule_Milliseconds());
-                let left = api!(RedisModule_GetExpire(self.handle));
-                let same_ms = api!(RedisModule_Milliseconds()) == before;
+                let before = api::milliseconds();
+                // SAFETY: the key exists, so its handle is open and not null.
+                let left = unsafe { api!(RedisModule_GetExpire(self.handle)) };
+                let same_ms = api::milliseconds() == before;
                 (same_ms, if left == raw::REDISMODULE_NO_EXPIRE as i64 { left } else { before + left })
             };
             let (mut exact, mut at) = read();
@@ -100,10 +131,14 @@ impl Key {
             return None;
         }
         let mut len = 0usize;
-        let ptr = api!(RedisModule_StringDMA(self.handle, &mut len, raw::REDISMODULE_READ as c_int));
+        // SAFETY: an open handle and a length to write; DMA answers null for a non-string.
+        let ptr = unsafe { api!(RedisModule_StringDMA(self.handle, &mut len, raw::REDISMODULE_READ as c_int)) };
+        if ptr.is_null() {
+            return None;
+        }
         // SAFETY: DMA gives `len` readable bytes at `ptr` while the key is open and unchanged,
         // and the returned slice borrows the key, which only `&mut` methods change.
-        (!ptr.is_null()).then(|| unsafe { std::slice::from_raw_parts(ptr.cast::<u8>(), len) })
+        Some(unsafe { std::slice::from_raw_parts(ptr.cast::<u8>(), len) })
     }
 
     /// The number of elements of a sorted set (0 when missing).
@@ -111,66 +146,77 @@ impl Key {
         if self.kind() != KeyKind::SortedSet {
             return 0;
         }
-        api!(RedisModule_ValueLength(self.handle)) as u64
+        // SAFETY: the key holds a sorted set, so its handle is open and not null.
+        unsafe { api!(RedisModule_ValueLength(self.handle)) as u64 }
     }
 
     /// A cursor on the sorted set's elements scored in `[min, max]` (`(min, max]` with
     /// `exclude_min`), on the first of them or, `from_newest`, the last; `None` when there is
-    /// no such element. The cursor borrows the key and is stopped on drop.
-    pub fn zset_range(&self, min: f64, max: f64, exclude_min: bool, from_newest: bool) -> Option<ZsetRange<'_>> {
+    /// no such element. The cursor borrows the key mutably (the server keeps one range per
+    /// key, which a second would restart) and is stopped on drop.
+    pub fn zset_range(&mut self, min: f64, max: f64, exclude_min: bool, from_newest: bool) -> Option<ZsetRange<'_>> {
         if self.kind() != KeyKind::SortedSet {
             return None;
         }
         let ok = raw::Status::Ok as c_int;
-        let seek = if from_newest {
-            api!(RedisModule_ZsetLastInScoreRange(self.handle, min, max, c_int::from(exclude_min), 0))
-        } else {
-            api!(RedisModule_ZsetFirstInScoreRange(self.handle, min, max, c_int::from(exclude_min), 0))
+        let exclude_min = c_int::from(exclude_min);
+        // SAFETY: the key holds a sorted set, so its handle is open and not null; no other
+        // range is active on it (a range borrows the key mutably until it is stopped).
+        let seek = unsafe {
+            if from_newest {
+                api!(RedisModule_ZsetLastInScoreRange(self.handle, min, max, exclude_min, 0))
+            } else {
+                api!(RedisModule_ZsetFirstInScoreRange(self.handle, min, max, exclude_min, 0))
+            }
         };
-        let range = ZsetRange { key: self };
-        (seek == ok && api!(RedisModule_ZsetRangeEndReached(self.handle)) == 0).then_some(range)
+        // Made before the end check, so its drop stops the range either way.
+        let range = ZsetRange { handle: self.handle, _key: PhantomData };
+        // SAFETY: as above, with the range just started.
+        (seek == ok && unsafe { api!(RedisModule_ZsetRangeEndReached(self.handle)) } == 0).then_some(range)
     }
 
     /// Where replication and keyspace events name this key.
-    fn target(&self) -> Target {
+    fn target(&self) -> Target<'a> {
         Target { ctx: self.ctx, name: self.name }
     }
 }
 
-impl Drop for Key {
+impl Drop for Key<'_> {
     fn drop(&mut self) {
         if !self.handle.is_null() {
-            api!(RedisModule_CloseKey(self.handle));
+            // SAFETY: an open handle, closed once, while the call's context lives.
+            unsafe { api!(RedisModule_CloseKey(self.handle)) };
         }
     }
 }
 
-impl WriteKey {
-    /// Opens `name` for reading and writing.
-    pub fn open(ctx: *mut raw::RedisModuleCtx, name: *mut raw::RedisModuleString) -> Self {
-        WriteKey(Key::open(ctx, name, raw::REDISMODULE_READ | raw::REDISMODULE_WRITE))
-    }
-}
+impl<'a> std::ops::Deref for WriteKey<'a> {
+    type Target = Key<'a>;
 
-impl std::ops::Deref for WriteKey {
-    type Target = Key;
-
-    fn deref(&self) -> &Key {
+    fn deref(&self) -> &Key<'a> {
         &self.0
     }
 }
 
-impl Opened {
+impl<'a> Opened<'a> {
     /// The key, to read.
-    pub fn view(&self) -> &Key {
+    pub fn view(&self) -> &Key<'a> {
         match self {
             Opened::Peek(key) => key,
             Opened::Record(key) => key,
         }
     }
 
+    /// The key, to walk with a range cursor (which borrows it mutably).
+    pub fn view_mut(&mut self) -> &mut Key<'a> {
+        match self {
+            Opened::Peek(key) => key,
+            Opened::Record(key) => &mut key.0,
+        }
+    }
+
     /// The key, to write: `None` for a peek.
-    pub fn writer(&mut self) -> Option<&mut WriteKey> {
+    pub fn writer(&mut self) -> Option<&mut WriteKey<'a>> {
         match self {
             Opened::Peek(_) => None,
             Opened::Record(key) => Some(key),
@@ -178,26 +224,32 @@ impl Opened {
     }
 }
 
-/// A sorted set's range cursor, on one element at a time.
+/// A sorted set's range cursor, on one element at a time. It holds the key's `&mut` borrow:
+/// no write and no second cursor while it lives.
 pub struct ZsetRange<'k> {
-    key: &'k Key,
+    handle: *mut raw::RedisModuleKey,
+    _key: PhantomData<&'k mut ()>,
 }
 
 impl ZsetRange<'_> {
     /// Moves one element towards the oldest (lower scores) or the newest; false past the end
     /// of the range.
     pub fn step(&mut self, towards_oldest: bool) -> bool {
-        if towards_oldest {
-            api!(RedisModule_ZsetRangePrev(self.key.handle)) != 0
-        } else {
-            api!(RedisModule_ZsetRangeNext(self.key.handle)) != 0
+        // SAFETY: the handle of a sorted set whose range this cursor started and owns.
+        unsafe {
+            if towards_oldest {
+                api!(RedisModule_ZsetRangePrev(self.handle)) != 0
+            } else {
+                api!(RedisModule_ZsetRangeNext(self.handle)) != 0
+            }
         }
     }
 
     /// The element under the cursor: its score and member.
     pub fn current(&self) -> Option<(f64, OwnedString)> {
         let mut score = 0.0;
-        let member = api!(RedisModule_ZsetRangeCurrentElement(self.key.handle, &mut score));
+        // SAFETY: as in `step`, and a score to write.
+        let member = unsafe { api!(RedisModule_ZsetRangeCurrentElement(self.handle, &mut score)) };
         // SAFETY: the API returns a new string the caller frees.
         (!member.is_null()).then(|| (score, unsafe { OwnedString::from_raw(member) }))
     }
@@ -205,6 +257,7 @@ impl ZsetRange<'_> {
 
 impl Drop for ZsetRange<'_> {
     fn drop(&mut self) {
-        api!(RedisModule_ZsetRangeStop(self.key.handle));
+        // SAFETY: as in `step`; the range is stopped once.
+        unsafe { api!(RedisModule_ZsetRangeStop(self.handle)) };
     }
 }
