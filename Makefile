@@ -12,7 +12,7 @@ LIBRARY_ITESTS := $(addprefix itest-functions-,$(FUNCTION_SERVERS)) $(addprefix 
 # The released module (make dist): linked against glibc 2.17, no debug info.
 RELEASE_SO := $(CURDIR)/target/x86_64-unknown-linux-gnu/dist/libwinlimit.so
 
-.PHONY: all build lua deps servers release-so test unit itest itest-all $(addprefix itest-,$(SERVERS)) itest-valkey itest-library $(LIBRARY_ITESTS) itest-client lua-clients itest-node node-deps dist itest-dist lint docs run bench bench-instr fuzz clean
+.PHONY: all build lua deps servers release-so test unit itest itest-all itest-clients $(addprefix itest-,$(SERVERS)) itest-valkey itest-library $(LIBRARY_ITESTS) itest-client lua-clients itest-node node-deps dist itest-dist lint docs run bench bench-instr fuzz clean
 
 all: build
 
@@ -31,7 +31,11 @@ servers: deps
 
 # The integration suite runs on the released .so (what operators load), on every server.
 test: export WINLIMIT_MODULE := $(RELEASE_SO)
-test: deps servers unit dist itest-all itest-dist itest-client itest-node
+test: deps servers unit dist itest-all itest-dist itest-clients
+
+# Both clients' suites side by side (each mostly waits on its servers and HTTP round trips).
+itest-clients:
+	$(MAKE) --no-print-directory -j2 --output-sync=target itest-client itest-node
 
 unit:
 	cargo test --release
