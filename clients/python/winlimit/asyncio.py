@@ -39,23 +39,25 @@ class Limiter:
         self.metrics = metrics
 
     async def slide(self, key: Key, window_ms: Union[int, Pairs], limit: Optional[int] = None, *,
-                    cost: int = 1, bucket: Optional[int] = None, peek: bool = False,
+                    cost: int = 1, refund: Optional[int] = None, block_ms: Optional[int] = None,
+                    bucket: Optional[int] = None, peek: bool = False,
                     name: Optional[str] = None, wait: Optional[float] = None) -> Decision:
         """WINLIMIT.SLIDE (see `winlimit.Limiter.slide`)."""
-        call = _commands.slide(key, window_ms, limit, cost=cost, bucket=bucket, peek=peek, name=self._name(name))
-        return await self._run(call, _wait.check(wait, peek))
+        call = _commands.slide(key, window_ms, limit, cost=cost, refund=refund, block_ms=block_ms, bucket=bucket, peek=peek, name=self._name(name))
+        return await self._run(call, _wait.check(wait, peek, refund))
 
-    async def fixed(self, key: Key, window_ms: int, limit: int, *, cost: int = 1, align: bool = False,
-                    peek: bool = False, name: Optional[str] = None, wait: Optional[float] = None) -> Decision:
+    async def fixed(self, key: Key, window_ms: int, limit: int, *, cost: int = 1, refund: Optional[int] = None,
+                    block_ms: Optional[int] = None, align: bool = False, peek: bool = False, name: Optional[str] = None, wait: Optional[float] = None) -> Decision:
         """WINLIMIT.FIXED (see `winlimit.Limiter.fixed`)."""
-        call = _commands.fixed(key, window_ms, limit, cost=cost, align=align, peek=peek, name=self._name(name))
-        return await self._run(call, _wait.check(wait, peek))
+        call = _commands.fixed(key, window_ms, limit, cost=cost, refund=refund, block_ms=block_ms, align=align, peek=peek, name=self._name(name))
+        return await self._run(call, _wait.check(wait, peek, refund))
 
     async def gcra(self, key: Key, period_ms: int, limit: int, *, burst: Optional[int] = None,
-                   cost: int = 1, peek: bool = False, name: Optional[str] = None, wait: Optional[float] = None) -> Decision:
+                   cost: int = 1, refund: Optional[int] = None, block_ms: Optional[int] = None,
+                   peek: bool = False, name: Optional[str] = None, wait: Optional[float] = None) -> Decision:
         """WINLIMIT.GCRA (see `winlimit.Limiter.gcra`)."""
-        call = _commands.gcra(key, period_ms, limit, burst=burst, cost=cost, peek=peek, name=self._name(name))
-        return await self._run(call, _wait.check(wait, peek))
+        call = _commands.gcra(key, period_ms, limit, burst=burst, cost=cost, refund=refund, block_ms=block_ms, peek=peek, name=self._name(name))
+        return await self._run(call, _wait.check(wait, peek, refund))
 
     def _name(self, name: Optional[str]) -> str:
         return self.name if name is None else _commands.check_name(name)
