@@ -110,7 +110,7 @@ export class Limiter {
 /** Answers `call` by `once`; with `waitMs`, sleeps `retryAfterMs` and asks again while
  * rejected, until accepted or until the next sleep would end after the deadline. */
 export async function runWaiting(call: Call, once: (call: Call) => Promise<Decision>): Promise<Decision> {
-  const waitMs = checkWait(call.options.waitMs, call.readonly);
+  const waitMs = checkWait(call.options.waitMs, call.readonly, call.refund === true);
   if (waitMs === undefined) return once(call);
   const deadline = performance.now() + waitMs;
   let waited = 0;
@@ -126,10 +126,11 @@ export async function runWaiting(call: Call, once: (call: Call) => Promise<Decis
   }
 }
 
-function checkWait(waitMs: unknown, peek: boolean): number | undefined {
+function checkWait(waitMs: unknown, peek: boolean, refund: boolean): number | undefined {
   if (waitMs === undefined) return undefined;
   if (typeof waitMs !== "number") throw new TypeError(`waitMs must be a number of ms, not ${typeof waitMs}`);
   if (!(waitMs > 0) || !Number.isFinite(waitMs)) throw new RangeError(`waitMs must be a positive number of ms, not ${waitMs}`);
   if (peek) throw new TypeError("peek records nothing, so waiting for it to be accepted makes no sense: drop waitMs or peek");
+  if (refund) throw new TypeError("refund takes nothing, so waiting for it to be accepted makes no sense: drop waitMs or refund");
   return waitMs;
 }
