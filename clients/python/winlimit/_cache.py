@@ -13,7 +13,7 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import replace
-from typing import Callable, Optional, Sequence, Tuple
+from typing import Callable, Optional, Sequence, Tuple, cast
 
 from ._commands import Arg, Call, Key
 from ._decision import Decision, Policy
@@ -114,7 +114,7 @@ def remember(cache: Optional[RejectionCache], call: Call, decision: Decision) ->
     if cache is None or call.peek:
         return decision
     if call.refund:
-        cache.forget(call.args[1])
+        cache.forget(cast(Key, call.args[1]))  # a command line's second word is its key
     else:
         cache.put(call.args, decision)
     return decision
