@@ -6,6 +6,11 @@ import { after, before, describe, test } from "node:test";
 import { Limiter } from "winlimit";
 import { LIBRARIES } from "./support/clients.mjs";
 import { redisForFile } from "./support/fixture.mjs";
+import { BACKEND } from "./support/servers.mjs";
+
+// REFUND and BLOCK are the module's so far: the Lua library (functions, scripts) gains them in
+// its own half of issue 28, and this file then runs on every backend.
+const skip = BACKEND !== "module" && "the Lua library has no REFUND/BLOCK yet";
 
 const W = 60_000;
 const BLOCK = 900_000;
@@ -28,7 +33,7 @@ const METHODS = {
 const { plain } = LIBRARIES["node-redis 6"];
 
 for (const [method, call] of Object.entries(METHODS)) {
-  describe(method, () => {
+  describe(method, { skip }, () => {
     let limiter;
     let connection;
     before(async () => {
@@ -103,7 +108,7 @@ for (const [method, call] of Object.entries(METHODS)) {
   });
 }
 
-test("a refund forgets the key's cached rejections", async () => {
+test("a refund forgets the key's cached rejections", { skip }, async () => {
   const connection = await plain(ctx.server.port);
   try {
     const limiter = new Limiter(connection.client, { cacheRejections: true });
