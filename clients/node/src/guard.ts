@@ -174,8 +174,9 @@ export class Guard<Req, Res = unknown> {
       const fallback = this.options.fallback;
       if (fallback === undefined) return this.failed(fullKey, error);
       this.redisFailed(error);
-      // The fallback has the limiter's methods: the same check runs on it.
-      limiter = this.counting.recorder(fallback as unknown as Limiter);
+      // The fallback has the limiter's methods: the same check runs on it. It has no REFUND
+      // or BLOCK yet, so it counts every request.
+      limiter = fallback as unknown as Limiter;
       return this.judged(fullKey, await this.options.check(limiter, fullKey, request), undefined, limiter);
     }
     if (this.redisDown) {

@@ -121,3 +121,18 @@ test("a refund forgets the key's cached rejections", { skip }, async () => {
     await connection.close();
   }
 });
+
+test("the limiter's blockMs is every recording call's default", { skip }, async () => {
+  const connection = await plain(ctx.server.port);
+  try {
+    const limiter = new Limiter(connection.client, { blockMs: BLOCK });
+    let d;
+    for (let i = 0; i < 4; i++) d = await limiter.fixed("b", W, 3);
+    assert.ok(d.retryAfterMs > W);
+    assert.ok((await limiter.fixed("b", W, 3, { refund: 1 })).retryAfterMs > W); // a refund sends no BLOCK
+    assert.ok((await limiter.slide("s", W, 1, { peek: true })).allowed); // nor a peek
+    assert.throws(() => new Limiter(connection.client, { blockMs: "5" }), TypeError);
+  } finally {
+    await connection.close();
+  }
+});

@@ -146,3 +146,12 @@ def test_a_refund_forgets_the_keys_cached_rejections(make_limiter, r):
     limiter.fixed("k", W, 1, refund=1)
     d = limiter.fixed("k", W, 1)
     assert (d.allowed, d.cached) == (True, False)
+
+
+def test_the_limiters_block_ms_is_every_recording_calls_default(make_limiter, r, call):
+    limiter = make_limiter(block_ms=BLOCK)
+    for _ in range(4):
+        d = call(limiter)
+    assert d.retry_after_ms > W
+    assert call(limiter, refund=1).retry_after_ms > W  # a refund sends no BLOCK: not refused
+    assert call(limiter, block_ms=1).retry_after_ms > W  # the call's own: no extension either

@@ -65,6 +65,19 @@ def _command(command: str, peek: bool) -> str:
     return command + "_RO" if peek else command
 
 
+def check_block(block_ms: Optional[int]) -> Optional[int]:
+    """A limiter's default `block_ms`: an int (the server judges its range) or None."""
+    return None if block_ms is None else _int("block_ms", block_ms)
+
+
+def default_block(default: Optional[int], block_ms: Optional[int], peek: bool, refund: Optional[int]) -> Optional[int]:
+    """The block a call asks: its own, else the limiter's default, which a peek or a refund
+    (where BLOCK is refused) does not take."""
+    if block_ms is not None or peek or refund is not None:
+        return block_ms
+    return default
+
+
 def _options(cost: int, refund: Optional[int], block_ms: Optional[int]) -> Tuple[Arg, ...]:
     # REFUND with COST or BLOCK is sent as given: the server refuses the pair in its own words.
     args: Tuple[Arg, ...] = () if _int("cost", cost) == 1 else ("COST", cost)

@@ -98,7 +98,8 @@ class _Guard(Guard):
             if not self.falls_back(e):
                 return self.failed(key, e, self.limiter.name), None, None
             # The memory limiter answers at once (a sync check returns its decision).
-            limiter = self.counting.recorder(self.fallback)
+            # The memory limiter has no REFUND or BLOCK yet: it counts every request.
+            limiter = self.fallback
             decided = self._checked(limiter, key, request)
             decision = await decided if inspect.isawaitable(decided) else decided
             return self.judged(key, decision), decision, limiter
