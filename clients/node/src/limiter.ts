@@ -73,20 +73,20 @@ export class Limiter {
   async slide(key: Key, windows: number | readonly Pair[], ...rest: unknown[]): Promise<Decision> {
     const at = typeof windows === "number" ? 1 : 0; // where the options object is
     const args = [...rest];
-    args[at] = this.withBlock(args[at]);
+    args[at] = withBlock(this.blockMs, args[at]);
     return this.run(commands.slide(this.name, key, windows, ...args));
   }
 
   /** WINLIMIT.FIXED; `align: true` starts windows at multiples of windowMs since the epoch
    * (ALIGN); `peek: true` asks WINLIMIT.FIXED_RO. */
   async fixed(key: Key, windowMs: number, limit: number, options?: FixedOptions): Promise<Decision> {
-    return this.run(commands.fixed(this.name, key, windowMs, limit, this.withBlock(options)));
+    return this.run(commands.fixed(this.name, key, windowMs, limit, withBlock(this.blockMs, options)));
   }
 
   /** WINLIMIT.GCRA: `limit` units per `periodMs`, at most `burst` at once (default `limit`);
    * the decision's `limit` is the bucket's capacity. `peek: true` asks WINLIMIT.GCRA_RO. */
   async gcra(key: Key, periodMs: number, limit: number, options?: GcraOptions): Promise<Decision> {
-    return this.run(commands.gcra(this.name, key, periodMs, limit, this.withBlock(options)));
+    return this.run(commands.gcra(this.name, key, periodMs, limit, withBlock(this.blockMs, options)));
   }
 
   /** Deletes the key, whatever its method, and forgets every cached rejection for it, so
@@ -102,15 +102,6 @@ export class Limiter {
     }
     this.cache?.forget(key);
     return Number(removed) > 0;
-  }
-
-  /** A call's options with the limiter's `blockMs` for a recording call that gives none;
-   * anything else (a peek, a refund, not an object: the builder refuses it) as given. */
-  private withBlock(options: unknown): unknown {
-    if (this.blockMs === undefined || options === null || (options !== undefined && typeof options !== "object")) return options;
-    const o = (options ?? {}) as { blockMs?: unknown; peek?: unknown; refund?: unknown };
-    if (o.blockMs !== undefined || o.peek === true || o.refund !== undefined) return options;
-    return { ...o, blockMs: this.blockMs };
   }
 
   private async run(call: Call): Promise<Decision> {
@@ -132,6 +123,15 @@ export class Limiter {
     this.cache?.remember(call, decision);
     return decided(this.metrics, decision, started);
   }
+}
+
+/** A call's options with the limiter's `blockMs` for a recording call that gives none;
+ * anything else (a peek, a refund, not an object: the builder refuses it) as given. */
+function withBlock(blockMs: number | undefined, options: unknown): unknown {
+  if (blockMs === undefined || options === null || (options !== undefined && typeof options !== "object")) return options;
+  const o = (options ?? {}) as { blockMs?: unknown; peek?: unknown; refund?: unknown };
+  if (o.blockMs !== undefined || o.peek === true || o.refund !== undefined) return options;
+  return { ...o, blockMs };
 }
 
 /** Answers `call` by `once`; with `waitMs`, sleeps `retryAfterMs` and asks again while
