@@ -103,23 +103,17 @@ def framework(request):
     return request.param
 
 
-def test_count_failures_only_failures_use_up_the_limit(framework, server, r):
-    with served(framework, server.port, count="failures") as http:
+@pytest.mark.parametrize("count, free, counted", [("failures", ("ok", 200), ("bad", 401)),
+                                                   ("successes", ("bad", 401), ("ok", 200))],
+                         ids=["failures", "successes"])
+def test_only_the_requests_that_count_use_up_the_limit(framework, server, r, count, free, counted):
+    with served(framework, server.port, count=count) as http:
         for _ in range(5):
-            assert login(http, "ok") == 200
+            assert login(http, free[0]) == free[1]
         assert used(r) == 0
-        assert [login(http, "bad") for _ in range(LIMIT)] == [401] * LIMIT
+        assert [login(http, counted[0]) for _ in range(LIMIT)] == [counted[1]] * LIMIT
         assert used(r) == LIMIT
-        assert login(http, "ok") == 429
-
-
-def test_count_successes_only_successes_use_up_the_limit(framework, server, r):
-    with served(framework, server.port, count="successes") as http:
-        for _ in range(5):
-            assert login(http, "bad") == 401
-        assert used(r) == 0
-        assert [login(http, "ok") for _ in range(LIMIT)] == [200] * LIMIT
-        assert login(http, "bad") == 429
+        assert login(http, free[0]) == 429
 
 
 def test_a_handler_that_raises_counts_as_a_failure(framework, server, r):
