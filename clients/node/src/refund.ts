@@ -56,6 +56,11 @@ export class Recorder {
     return this.limiter.name;
   }
 
+  /** Passed on: a check may reset a key. */
+  reset(key: Parameters<Limiter["reset"]>[0]): Promise<boolean> {
+    return this.limiter.reset(key);
+  }
+
   private record(method: Method, args: unknown[]): Promise<Decision> | Decision {
     const given = optionsOf(args);
     const options: Options = { ...given };
