@@ -40,7 +40,7 @@ export class RejectionCache {
 
   /** A decision for `call` from a rejection still in force, or undefined. Peeks never are. */
   answer(call: Call): Decision | undefined {
-    if (call.readonly) return undefined;
+    if (call.readonly || call.refund === true) return undefined;
     const id = lineOf(call);
     const entry = this.entries.get(id);
     if (entry === undefined) return undefined;
@@ -66,8 +66,13 @@ export class RejectionCache {
   }
 
   /** Keep `decision`, the server's reply to `call` that arrived now, if it is a rejection
-   * that ends (`retryAfterMs` > 0) of a call that records; it is then the newest entry. */
+   * that ends (`retryAfterMs` > 0) of a call that records; it is then the newest entry. A
+   * refund gave units back: the key's cached rejections are forgotten instead. */
   remember(call: Call, decision: Decision): void {
+    if (call.refund === true) {
+      this.forget(call.key);
+      return;
+    }
     if (call.readonly || decision.allowed || decision.retryAfterMs <= 0) return;
     const now = this.clock();
     const id = lineOf(call);

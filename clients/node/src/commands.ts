@@ -23,6 +23,8 @@ export interface Call {
   readonly key: Key;
   /** True for the `_RO` variants, which a cluster client may send to a replica. */
   readonly readonly: boolean;
+  /** True for a REFUND, which gives units back (a rejection cached for its key may be wrong). */
+  readonly refund?: boolean;
   readonly policies: readonly Policy[];
   /** The call's options, checked to be an object (the limiter reads `waitMs`). */
   readonly options: CallOptions;
@@ -70,9 +72,14 @@ export function windowLabel(windowMs: number): string {
   return windowMs % 1000 === 0 ? `${windowMs / 1000}s` : `${windowMs}ms`;
 }
 
-function costArgs(cost: unknown): string[] {
-  const n = integer("cost", cost ?? 1);
-  return n === "1" ? [] : ["COST", n];
+/** COST, REFUND and BLOCK, in the server's order. REFUND with COST or BLOCK is sent as
+ * given: the server refuses the pair in its own words. */
+function unitArgs(o: CallOptions): string[] {
+  const n = integer("cost", o.cost ?? 1);
+  const args = n === "1" ? [] : ["COST", n];
+  if (o.refund !== undefined) args.push("REFUND", integer("refund", o.refund));
+  if (o.blockMs !== undefined) args.push("BLOCK", integer("blockMs", o.blockMs));
+  return args;
 }
 
 function flag(what: string, value: unknown): boolean {
@@ -86,6 +93,11 @@ function flag(what: string, value: unknown): boolean {
 export interface CallOptions {
   /** Units this request takes (COST); default 1. */
   cost?: number;
+  /** Give back up to this many units, the newest first, instead of taking any (REFUND);
+   * the decision is the peek that follows. */
+  refund?: number;
+  /** Once rejected, the key is refused for this many ms (BLOCK). */
+  blockMs?: number;
   /** Ask the `_RO` variant, which records nothing. */
   peek?: boolean;
   /** The policy name for this call. */
@@ -152,7 +164,7 @@ function slidePairs(windows: unknown, limit: unknown): [number, number][] {
 // Each builder takes the limiter's default name, then the arguments of the limiter method of
 // the same name, as the user passed them.
 
-/** WINLIMIT.SLIDE[_RO] key window_ms limit [window_ms limit ...] [COST n] [BUCKET ms]:
+/** WINLIMIT.SLIDE[_RO] key window_ms limit [window_ms limit ...] [COST n | REFUND n] [BLOCK ms] [BUCKET ms]:
  * `slide(name, key, windowMs, limit, options?)` or `slide(name, key, [[windowMs, limit], ...], options?)`. */
 export function slide(defaultName: string, key: unknown, windows: unknown, ...rest: unknown[]): Call {
   const several = typeof windows !== "number";
@@ -163,38 +175,38 @@ export function slide(defaultName: string, key: unknown, windows: unknown, ...re
   const name = nameOf(options, defaultName);
   const args = start("WINLIMIT.SLIDE", key, peek);
   for (const [w, lim] of pairs) args.push(String(w), String(lim));
-  args.push(...costArgs(options.cost));
+  args.push(...unitArgs(options));
   if (options.bucket !== undefined) args.push("BUCKET", integer("bucket", options.bucket));
   const policies =
     pairs.length === 1
       ? [{ name, quota: pairs[0]![1], windowMs: pairs[0]![0] }]
       : pairs.map(([w, lim]) => ({ name: `${name}-${windowLabel(w)}`, quota: lim, windowMs: w }));
-  return { args, key: key as Key, readonly: peek, policies, options };
+  return { args, key: key as Key, readonly: peek, refund: options.refund !== undefined, policies, options };
 }
 
-/** WINLIMIT.FIXED[_RO] key window_ms limit [COST n] [ALIGN]: `fixed(name, key, windowMs, limit, options?)`. */
+/** WINLIMIT.FIXED[_RO] key window_ms limit [COST n | REFUND n] [BLOCK ms] [ALIGN]: `fixed(name, key, windowMs, limit, options?)`. */
 export function fixed(defaultName: string, key: unknown, windowMs: unknown, limit: unknown, options?: unknown): Call {
   const o = checkOptions<FixedOptions>(options);
   const peek = flag("peek", o.peek);
-  const args = [...start("WINLIMIT.FIXED", key, peek), integer("windowMs", windowMs), integer("limit", limit), ...costArgs(o.cost)];
+  const args = [...start("WINLIMIT.FIXED", key, peek), integer("windowMs", windowMs), integer("limit", limit), ...unitArgs(o)];
   if (flag("align", o.align)) args.push("ALIGN");
   const policies = [{ name: nameOf(o, defaultName), quota: limit as number, windowMs: windowMs as number }];
-  return { args, key: key as Key, readonly: peek, policies, options: o };
+  return { args, key: key as Key, readonly: peek, refund: o.refund !== undefined, policies, options: o };
 }
 
-/** WINLIMIT.GCRA[_RO] key period_ms limit [BURST n] [COST n]: `gcra(name, key, periodMs, limit, options?)`. */
+/** WINLIMIT.GCRA[_RO] key period_ms limit [BURST n] [COST n | REFUND n] [BLOCK ms]: `gcra(name, key, periodMs, limit, options?)`. */
 export function gcra(defaultName: string, key: unknown, periodMs: unknown, limit: unknown, options?: unknown): Call {
   const o = checkOptions<GcraOptions>(options);
   const peek = flag("peek", o.peek);
   const args = [...start("WINLIMIT.GCRA", key, peek), integer("periodMs", periodMs), integer("limit", limit)];
   const capacity = o.burst === undefined ? (limit as number) : o.burst;
   if (o.burst !== undefined) args.push("BURST", integer("burst", o.burst));
-  args.push(...costArgs(o.cost));
+  args.push(...unitArgs(o));
   // The bucket refills `limit` units per period: empty to full takes capacity / limit
   // periods, rounded up, exactly (the product can pass 2^53). A limit <= 0 is refused by
   // the server; the policy is then never read.
   const lim = limit as number;
   const refillMs =
     lim > 0 ? Number((BigInt(capacity) * BigInt(periodMs as number) + BigInt(lim) - 1n) / BigInt(lim)) : (periodMs as number);
-  return { args, key: key as Key, readonly: peek, policies: [{ name: nameOf(o, defaultName), quota: capacity, windowMs: refillMs }], options: o };
+  return { args, key: key as Key, readonly: peek, refund: o.refund !== undefined, policies: [{ name: nameOf(o, defaultName), quota: capacity, windowMs: refillMs }], options: o };
 }

@@ -14,6 +14,7 @@ import { Guard, RateLimitOptions } from "./guard";
 import { FIELDS, fieldsOn, merged } from "./styles";
 
 export type { Check, Handler, KeyFunction, Logger, RateLimitOptions } from "./guard";
+export type { Count, IsFailure } from "./refund";
 
 /** The request as Express gives it: `ip` is Express's (which honours `trust proxy`). */
 export type ExpressLikeRequest = IncomingMessage & { ip?: string | undefined };
@@ -39,6 +40,7 @@ export function rateLimit<Req extends IncomingMessage = ExpressLikeRequest, Res 
     guard.decide(request).then((outcome) => {
       if (outcome.kind === "unavailable") return answer(response, 503, "rate limiter unavailable");
       if (outcome.kind === "unlimited") return next();
+      guard.settle(response, outcome);
       const combined = merged(fieldsOn((name) => response.getHeader(name)), outcome.headers, guard.style);
       for (const name of FIELDS) response.removeHeader(name);
       for (const [name, value] of Object.entries(combined)) response.setHeader(name, value);

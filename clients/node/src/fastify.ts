@@ -15,6 +15,7 @@ import { Guard, RateLimitOptions } from "./guard";
 import { FIELDS, fieldsOn, merged } from "./styles";
 
 export type { Check, Handler, KeyFunction, Logger, RateLimitOptions } from "./guard";
+export type { Count, IsFailure } from "./refund";
 
 /** The plugin's options. */
 export type WinlimitPluginOptions = RateLimitOptions<FastifyRequest, FastifyReply>;
@@ -34,6 +35,7 @@ export function winlimitHook(options: WinlimitPluginOptions): WinlimitHook {
       return reply.code(503).type("text/plain; charset=utf-8").send("rate limiter unavailable");
     }
     if (outcome.kind === "unlimited") return undefined;
+    guard.settle(reply.raw, outcome);
     const combined = merged(fieldsOn((name) => reply.getHeader(name)), outcome.headers, guard.style);
     for (const name of FIELDS) reply.removeHeader(name);
     reply.headers(combined);

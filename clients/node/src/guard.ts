@@ -3,12 +3,14 @@
  * the failure policy. Mirrors the Python client's ASGI middleware.
  */
 
+import type { ServerResponse } from "node:http";
 import type { Decision } from "./decision";
 import { RedisCallError } from "./errors";
 import type { Limiter } from "./limiter";
 import type { MemoryLimiter } from "./memory";
 import { decided, MetricsSink } from "./counting";
 import { addressKey, DEFAULT_IPV6_SUBNET } from "./keys";
+import { Count, Counting, IsFailure } from "./refund";
 import { ShadowLog } from "./shadow";
 import { checkStyle, DEFAULT_STYLE, fields, HeaderStyle } from "./styles";
 
@@ -66,6 +68,15 @@ export interface RateLimitOptions<Req, Res = unknown> {
   fallback?: MemoryLimiter;
   /** Answers a rejected request instead of the default 429 with a short text. */
   handler?: Handler<Req, Res>;
+  /** Which requests use up the limit: `"all"` (default), `"failures"` or `"successes"`.
+   * Every request is counted before the handler runs; once the response is sent, one that
+   * does not count gets its units back (REFUND). A failure is a status of 400 or more, or
+   * what `isFailure(status)` says; a handler that throws is one (answered 500). */
+  count?: Count;
+  /** Whether a response of this status is a failure (default: status >= 400). */
+  isFailure?: IsFailure;
+  /** Every call of the check asks BLOCK this many ms, unless it gives its own `blockMs`. */
+  blockMs?: number;
   /** Check and count as usual, but let every request through: a rejected one gets the
    * fields as the decision gives them, no 429 and no Retry-After, and is logged at most once
    * per key per retryAfterMs (per policy window when it is -1). Default false. */
@@ -75,7 +86,14 @@ export interface RateLimitOptions<Req, Res = unknown> {
 /** What the middleware does with a request: "limited" puts `headers` on the response and
  * answers 429 when `reject`; "unlimited" lets it through untouched; "unavailable" is 503. */
 export type Outcome =
-  | { readonly kind: "limited"; readonly decision: Decision; readonly headers: Record<string, string>; readonly reject: boolean }
+  | {
+      readonly kind: "limited";
+      readonly decision: Decision;
+      readonly headers: Record<string, string>;
+      readonly reject: boolean;
+      /** The limiter the check was given (a Recorder when its units may be refunded). */
+      readonly limiter: Limiter;
+    }
   | { readonly kind: "unlimited" }
   | { readonly kind: "unavailable" };
 
@@ -98,6 +116,7 @@ export class Guard<Req, Res = unknown> {
   private readonly prefix: string;
   private readonly timeoutMs: number | null;
   private readonly logger: Logger;
+  private readonly counting: Counting;
   /** The header style of the responses. */
   readonly style: HeaderStyle;
   /** The requests shadow mode let through that would have been rejected. */
@@ -125,6 +144,17 @@ export class Guard<Req, Res = unknown> {
     this.timeoutMs = timeoutMs;
     this.style = checkStyle(options.headers === undefined ? DEFAULT_STYLE : options.headers);
     this.logger = options.logger ?? ((message, level) => console[level](message));
+    this.counting = new Counting(options.count, options.isFailure, options.blockMs);
+  }
+
+  /** When `response` (the Node response under the framework's) ends, gives a limited
+   * request's units back if it does not count. */
+  settle(response: ServerResponse, outcome: Outcome): void {
+    if (outcome.kind !== "limited") return;
+    this.counting.settleOn(response, outcome.decision, outcome.limiter, (error) => {
+      const cause = error instanceof Error ? error : new Error(String(error));
+      this.logger(`winlimit: refunding a request that does not count failed: ${cause.name}: ${cause.message}`, "error");
+    });
   }
 
   /** "limited" with the decision; "unlimited" when the key is none, or Redis failed and the
@@ -136,21 +166,24 @@ export class Guard<Req, Res = unknown> {
     const fullKey = this.prefix + key;
     let decision: Decision;
     const started = performance.now();
+    let limiter = this.counting.recorder(this.options.limiter);
     try {
-      decision = await this.withinTime(this.options.check(this.options.limiter, fullKey, request));
+      decision = await this.withinTime(this.options.check(limiter, fullKey, request));
     } catch (error) {
       if (!(error instanceof RedisCallError || error instanceof CheckTimedOut)) throw error;
       const fallback = this.options.fallback;
       if (fallback === undefined) return this.failed(fullKey, error);
       this.redisFailed(error);
-      // The fallback has the limiter's methods: the same check runs on it.
-      return this.judged(fullKey, await this.options.check(fallback as unknown as Limiter, fullKey, request));
+      // The fallback has the limiter's methods: the same check runs on it. It has no REFUND
+      // or BLOCK yet, so it counts every request.
+      limiter = fallback as unknown as Limiter;
+      return this.judged(fullKey, await this.options.check(limiter, fullKey, request), undefined, limiter);
     }
     if (this.redisDown) {
       this.redisDown = false;
       this.logger("winlimit: Redis answers again: deciding by Redis", "info");
     }
-    return this.judged(fullKey, decision, started);
+    return this.judged(fullKey, decision, started, limiter);
   }
 
   /** The first failure of an outage is warned about; the rest of it is quiet (one line per
@@ -167,16 +200,16 @@ export class Guard<Req, Res = unknown> {
   }
 
   /** The outcome of a decision: its fields, and a 429 when rejected, unless in shadow mode. */
-  judged(key: string, decision: Decision, startedMs?: number): Outcome {
+  judged(key: string, decision: Decision, startedMs?: number, limiter: Limiter = this.options.limiter): Outcome {
     const shadowed = this.options.shadow === true && !decision.allowed;
     decided(this.options.metrics, decision, startedMs, shadowed);
     const headers = fields(decision, this.style);
-    if (decision.allowed || this.options.shadow !== true) return { kind: "limited", decision, headers, reject: !decision.allowed };
+    if (decision.allowed || this.options.shadow !== true) return { kind: "limited", decision, headers, reject: !decision.allowed, limiter };
     this.shadowRejections++;
     delete headers["Retry-After"];
     const warning = this.shadowLog.warning(key, decision, decision.headers()["RateLimit"]);
     if (warning !== undefined) this.logger(warning, "warn");
-    return { kind: "limited", decision, headers, reject: false };
+    return { kind: "limited", decision, headers, reject: false, limiter };
   }
 
   /** The outcome when Redis failed or gave no answer in time: 503, or through when failing

@@ -27,6 +27,9 @@ export interface LimiterOptions {
   backend?: BackendChoice;
   /** Counts every call's decision: a `Metrics` from winlimit/metrics. */
   metrics?: MetricsSink;
+  /** The BLOCK of every recording call that gives no `blockMs` of its own (not of peeks,
+   * nor of refunds, where the server refuses it). */
+  blockMs?: number;
 }
 
 /**
@@ -45,6 +48,7 @@ export class Limiter {
   private readonly backends: Backends;
   private readonly cache: RejectionCache | undefined;
   private readonly metrics: MetricsSink | undefined;
+  private readonly blockMs: number | undefined;
 
   constructor(client: RedisClient, options: LimiterOptions = {}) {
     this.channel = channel(client);
@@ -57,6 +61,8 @@ export class Limiter {
     if (!Number.isSafeInteger(size) || size < 1) throw new RangeError(`cacheSize must be a positive integer, not ${String(size)}`);
     this.cache = options.cacheRejections ? new RejectionCache(size) : undefined;
     this.metrics = options.metrics;
+    if (options.blockMs !== undefined) commands.integer("blockMs", options.blockMs);
+    this.blockMs = options.blockMs;
   }
 
   /** WINLIMIT.SLIDE: `slide(key, 60_000, 100)`, or several windows at once:
@@ -65,19 +71,22 @@ export class Limiter {
   slide(key: Key, windowMs: number, limit: number, options?: SlideOptions): Promise<Decision>;
   slide(key: Key, windows: readonly Pair[], options?: SlideOptions): Promise<Decision>;
   async slide(key: Key, windows: number | readonly Pair[], ...rest: unknown[]): Promise<Decision> {
-    return this.run(commands.slide(this.name, key, windows, ...rest));
+    const at = typeof windows === "number" ? 1 : 0; // where the options object is
+    const args = [...rest];
+    args[at] = withBlock(this.blockMs, args[at]);
+    return this.run(commands.slide(this.name, key, windows, ...args));
   }
 
   /** WINLIMIT.FIXED; `align: true` starts windows at multiples of windowMs since the epoch
    * (ALIGN); `peek: true` asks WINLIMIT.FIXED_RO. */
   async fixed(key: Key, windowMs: number, limit: number, options?: FixedOptions): Promise<Decision> {
-    return this.run(commands.fixed(this.name, key, windowMs, limit, options));
+    return this.run(commands.fixed(this.name, key, windowMs, limit, withBlock(this.blockMs, options)));
   }
 
   /** WINLIMIT.GCRA: `limit` units per `periodMs`, at most `burst` at once (default `limit`);
    * the decision's `limit` is the bucket's capacity. `peek: true` asks WINLIMIT.GCRA_RO. */
   async gcra(key: Key, periodMs: number, limit: number, options?: GcraOptions): Promise<Decision> {
-    return this.run(commands.gcra(this.name, key, periodMs, limit, options));
+    return this.run(commands.gcra(this.name, key, periodMs, limit, withBlock(this.blockMs, options)));
   }
 
   /** Deletes the key, whatever its method, and forgets every cached rejection for it, so
@@ -116,10 +125,19 @@ export class Limiter {
   }
 }
 
+/** A call's options with the limiter's `blockMs` for a recording call that gives none;
+ * anything else (a peek, a refund, not an object: the builder refuses it) as given. */
+function withBlock(blockMs: number | undefined, options: unknown): unknown {
+  if (blockMs === undefined || options === null || (options !== undefined && typeof options !== "object")) return options;
+  const o = (options ?? {}) as { blockMs?: unknown; peek?: unknown; refund?: unknown };
+  if (o.blockMs !== undefined || o.peek === true || o.refund !== undefined) return options;
+  return { ...o, blockMs };
+}
+
 /** Answers `call` by `once`; with `waitMs`, sleeps `retryAfterMs` and asks again while
  * rejected, until accepted or until the next sleep would end after the deadline. */
 export async function runWaiting(call: Call, once: (call: Call) => Promise<Decision>): Promise<Decision> {
-  const waitMs = checkWait(call.options.waitMs, call.readonly);
+  const waitMs = checkWait(call.options.waitMs, call.readonly, call.refund === true);
   if (waitMs === undefined) return once(call);
   const deadline = performance.now() + waitMs;
   let waited = 0;
@@ -135,10 +153,11 @@ export async function runWaiting(call: Call, once: (call: Call) => Promise<Decis
   }
 }
 
-function checkWait(waitMs: unknown, peek: boolean): number | undefined {
+function checkWait(waitMs: unknown, peek: boolean, refund: boolean): number | undefined {
   if (waitMs === undefined) return undefined;
   if (typeof waitMs !== "number") throw new TypeError(`waitMs must be a number of ms, not ${typeof waitMs}`);
   if (!(waitMs > 0) || !Number.isFinite(waitMs)) throw new RangeError(`waitMs must be a positive number of ms, not ${waitMs}`);
   if (peek) throw new TypeError("peek records nothing, so waiting for it to be accepted makes no sense: drop waitMs or peek");
+  if (refund) throw new TypeError("refund takes nothing, so waiting for it to be accepted makes no sense: drop waitMs or refund");
   return waitMs;
 }

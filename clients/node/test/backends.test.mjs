@@ -20,9 +20,10 @@ const FUNCTIONS = { skip: REDIS_6 && "Redis 6.x has no Functions" };
 const ONLY_REDIS_6 = { skip: !REDIS_6 && "auto chooses the scripts where Functions are missing: Redis 6.x" };
 // What the tests and the connections send themselves, not the limiter's choice.
 const OWN = new Set(["info", "config", "client", "hello", "acl", "auth", "ping", "function", "script", "select"]);
-// What the library calls inside FCALL and EVALSHA (commandstats counts them too).
+// What the library calls inside FCALL and EVALSHA (commandstats counts them too); the
+// scripts' first write is preceded by SETRANGE key 0 "" (lua/winlimit.lua).
 const INSIDE = new Set(["time", "type", "pexpiretime", "pttl", "get", "zcard", "zcount", "zrange", "zrangebyscore",
-  "zrevrange", "set", "incr", "incrby", "bitfield", "zadd", "zremrangebyscore", "del", "pexpireat"]);
+  "zrevrange", "set", "incr", "incrby", "bitfield", "zadd", "zremrangebyscore", "del", "pexpireat", "setrange"]);
 
 /** INFO commandstats: calls per command sent (subcommands counted with their command), without `own`. */
 async function commandsRun(admin, own = OWN) {

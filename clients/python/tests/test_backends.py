@@ -30,9 +30,10 @@ REDIS_6 = pytest.mark.skipif(not REDIS_62, reason="auto chooses the scripts wher
 # What the tests and the connections send themselves, not the limiter's choice.
 OWN = {"info", "config", "client", "hello", "acl", "auth", "ping", "function", "script"}
 # What the library calls inside FCALL and EVALSHA (commandstats counts them too): README's
-# ACL rules for a limited user.
+# ACL rules for a limited user, and the SETRANGE key 0 "" before the scripts' first write.
 INSIDE = {"time", "type", "pexpiretime", "pttl", "get", "zcard", "zcount", "zrange", "zrangebyscore",
-          "zrevrange", "set", "incr", "incrby", "bitfield", "zadd", "zremrangebyscore", "del", "pexpireat"}
+          "zrevrange", "set", "incr", "incrby", "bitfield", "zadd", "zremrangebyscore", "del", "pexpireat",
+          "setrange"}
 
 
 def commands_run(admin, own=OWN):

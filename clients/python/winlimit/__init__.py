@@ -63,46 +63,59 @@ class Limiter:
     server has it, else the library where the server has Functions, else the scripts, decided
     once per server by each limiter (per node of a cluster). The decisions are the same;
     `decision.backend` says which answered.
+
+    `block_ms=ms` is the BLOCK of every recording call that gives no `block_ms` of its own
+    (not of peeks, nor of refunds, where the server refuses it).
     """
 
     def __init__(self, client: SyncClient, name: str = _commands.DEFAULT_NAME, *,
                  cache_rejections: bool = False, cache_size: int = DEFAULT_SIZE, metrics: Optional["Metrics"] = None,
-                 backend: str = "auto"):
+                 backend: str = "auto", block_ms: Optional[int] = None):
         # redis-py's methods carry no types, so a type checker cannot tell the clients apart.
         if inspect.iscoroutinefunction(client.execute_command):
             raise TypeError("an asyncio client goes to winlimit.asyncio.Limiter")
         self.client = client
         self.name = _commands.check_name(name)
+        self.block_ms = _commands.check_block(block_ms)
         self.backends = _backend.Chooser(backend)
         self.rejections: Optional[RejectionCache] = RejectionCache(cache_size) if cache_rejections else None
         self.metrics = metrics
 
     def slide(self, key: Key, window_ms: Union[int, Pairs], limit: Optional[int] = None, *,
-              cost: int = 1, bucket: Optional[int] = None, peek: bool = False,
+              cost: int = 1, refund: Optional[int] = None, block_ms: Optional[int] = None,
+              bucket: Optional[int] = None, peek: bool = False,
               name: Optional[str] = None, wait: Optional[float] = None) -> Decision:
         """WINLIMIT.SLIDE: `slide(key, 60_000, 100)`, or several windows at once:
         `slide(key, [(1_000, 10), (60_000, 100)])`. `bucket=ms` counts per bucket (BUCKET);
-        `peek=True` asks WINLIMIT.SLIDE_RO, which records nothing."""
-        call = _commands.slide(key, window_ms, limit, cost=cost, bucket=bucket, peek=peek, name=self._name(name))
-        return self._run(call, _wait.check(wait, peek))
+        `peek=True` asks WINLIMIT.SLIDE_RO, which records nothing.
 
-    def fixed(self, key: Key, window_ms: int, limit: int, *, cost: int = 1, align: bool = False,
-              peek: bool = False, name: Optional[str] = None, wait: Optional[float] = None) -> Decision:
+        Every method takes `refund=n` (REFUND: give back up to `n` units, the newest first;
+        the decision is the peek that follows) and `block_ms=ms` (BLOCK: once rejected, the
+        key is refused for `ms`); see README's "REFUND n and BLOCK ms"."""
+        call = _commands.slide(key, window_ms, limit, cost=cost, refund=refund, block_ms=self._block(block_ms, peek, refund), bucket=bucket, peek=peek, name=self._name(name))
+        return self._run(call, _wait.check(wait, peek, refund))
+
+    def fixed(self, key: Key, window_ms: int, limit: int, *, cost: int = 1, refund: Optional[int] = None,
+              block_ms: Optional[int] = None, align: bool = False, peek: bool = False, name: Optional[str] = None, wait: Optional[float] = None) -> Decision:
         """WINLIMIT.FIXED; `align=True` starts windows at multiples of window_ms since the
         epoch (ALIGN); `peek=True` asks WINLIMIT.FIXED_RO."""
-        call = _commands.fixed(key, window_ms, limit, cost=cost, align=align, peek=peek, name=self._name(name))
-        return self._run(call, _wait.check(wait, peek))
+        call = _commands.fixed(key, window_ms, limit, cost=cost, refund=refund, block_ms=self._block(block_ms, peek, refund), align=align, peek=peek, name=self._name(name))
+        return self._run(call, _wait.check(wait, peek, refund))
 
     def gcra(self, key: Key, period_ms: int, limit: int, *, burst: Optional[int] = None, cost: int = 1,
-             peek: bool = False, name: Optional[str] = None, wait: Optional[float] = None) -> Decision:
+             refund: Optional[int] = None, block_ms: Optional[int] = None, peek: bool = False, name: Optional[str] = None, wait: Optional[float] = None) -> Decision:
         """WINLIMIT.GCRA: `limit` units per `period_ms`, at most `burst` at once (default
         `limit`); the decision's `limit` is the bucket's capacity. `peek=True` asks
         WINLIMIT.GCRA_RO."""
-        call = _commands.gcra(key, period_ms, limit, burst=burst, cost=cost, peek=peek, name=self._name(name))
-        return self._run(call, _wait.check(wait, peek))
+        call = _commands.gcra(key, period_ms, limit, burst=burst, cost=cost, refund=refund, block_ms=self._block(block_ms, peek, refund), peek=peek, name=self._name(name))
+        return self._run(call, _wait.check(wait, peek, refund))
 
     def _name(self, name: Optional[str]) -> str:
         return self.name if name is None else _commands.check_name(name)
+
+    def _block(self, block_ms: Optional[int], peek: bool, refund: Optional[int]) -> Optional[int]:
+        """The call's block_ms, or the limiter's for a recording call that gives none."""
+        return _commands.default_block(self.block_ms, block_ms, peek, refund)
 
     def _run(self, call: _commands.Call, wait: Optional[float]) -> Decision:
         return _wait.run(lambda: self._once(call), wait)

@@ -13,7 +13,7 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import replace
-from typing import Callable, Optional, Sequence, Tuple
+from typing import Callable, Optional, Sequence, Tuple, cast
 
 from ._commands import Arg, Call, Key
 from ._decision import Decision, Policy
@@ -104,12 +104,17 @@ def forget(cache: Optional[RejectionCache], key: Key) -> None:
 
 def lookup(cache: Optional[RejectionCache], call: Call) -> Optional[Decision]:
     """The cached answer to `call`, if the limiter caches and the call records (a peek is
-    never answered from the cache)."""
-    return None if cache is None or call.peek else cache.get(call.args, call.policies)
+    never answered from the cache, nor is a refund: it must reach the key)."""
+    return None if cache is None or call.peek or call.refund else cache.get(call.args, call.policies)
 
 
 def remember(cache: Optional[RejectionCache], call: Call, decision: Decision) -> Decision:
-    """Keeps `decision` for `call` if the limiter caches and the call records; returns it."""
-    if cache is not None and not call.peek:
+    """Keeps `decision` for `call` if the limiter caches and the call records; returns it. A
+    refund gave units back: the key's cached rejections are forgotten instead."""
+    if cache is None or call.peek:
+        return decision
+    if call.refund:
+        cache.forget(cast(Key, call.args[1]))  # a command line's second word is its key
+    else:
         cache.put(call.args, decision)
     return decision

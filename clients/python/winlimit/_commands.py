@@ -35,6 +35,11 @@ class Call:
         """A `_RO` command: it records nothing."""
         return str(self.args[0]).endswith("_RO")
 
+    @property
+    def refund(self) -> bool:
+        """A REFUND: it gives units back, so rejections remembered for its key may be wrong."""
+        return "REFUND" in self.args[2:]
+
 
 def check_name(name: str) -> str:
     """A policy name usable in the header fields (a Structured Field String)."""
@@ -60,18 +65,39 @@ def _command(command: str, peek: bool) -> str:
     return command + "_RO" if peek else command
 
 
-def _options(cost: int) -> Tuple[Arg, ...]:
-    return () if _int("cost", cost) == 1 else ("COST", cost)
+def check_block(block_ms: Optional[int]) -> Optional[int]:
+    """A limiter's default `block_ms`: an int (the server judges its range) or None."""
+    return None if block_ms is None else _int("block_ms", block_ms)
+
+
+def default_block(default: Optional[int], block_ms: Optional[int], peek: bool, refund: Optional[int]) -> Optional[int]:
+    """The block a call asks: its own, else the limiter's default, which a peek or a refund
+    (where BLOCK is refused) does not take."""
+    if block_ms is not None or peek or refund is not None:
+        return block_ms
+    return default
+
+
+def _options(cost: int, refund: Optional[int], block_ms: Optional[int]) -> Tuple[Arg, ...]:
+    # REFUND with COST or BLOCK is sent as given: the server refuses the pair in its own words.
+    args: Tuple[Arg, ...] = () if _int("cost", cost) == 1 else ("COST", cost)
+    if refund is not None:
+        args += ("REFUND", _int("refund", refund))
+    if block_ms is not None:
+        args += ("BLOCK", _int("block_ms", block_ms))
+    return args
 
 
 def slide(key: Key, window_ms: Union[int, Pairs], limit: Optional[int] = None, *, cost: int = 1,
-          bucket: Optional[int] = None, peek: bool = False, name: str = DEFAULT_NAME) -> Call:
-    """WINLIMIT.SLIDE[_RO] key window_ms limit [window_ms limit ...] [COST n] [BUCKET ms]."""
+          refund: Optional[int] = None, block_ms: Optional[int] = None, bucket: Optional[int] = None,
+          peek: bool = False, name: str = DEFAULT_NAME) -> Call:
+    """WINLIMIT.SLIDE[_RO] key window_ms limit [window_ms limit ...] [COST n | REFUND n] [BLOCK ms]
+    [BUCKET ms]."""
     pairs = _slide_pairs(window_ms, limit)
     args: Tuple[Arg, ...] = (_command("WINLIMIT.SLIDE", peek), key)
     for w, lim in pairs:
         args += (w, lim)
-    args += _options(cost)
+    args += _options(cost, refund, block_ms)
     if bucket is not None:
         args += ("BUCKET", _int("bucket", bucket))
     policies: Tuple[Policy, ...]
@@ -95,24 +121,25 @@ def _slide_pairs(window_ms: Union[int, Pairs], limit: Optional[int]) -> Sequence
     return pairs
 
 
-def fixed(key: Key, window_ms: int, limit: int, *, cost: int = 1, align: bool = False, peek: bool = False,
-          name: str = DEFAULT_NAME) -> Call:
-    """WINLIMIT.FIXED[_RO] key window_ms limit [COST n] [ALIGN]."""
+def fixed(key: Key, window_ms: int, limit: int, *, cost: int = 1, refund: Optional[int] = None,
+          block_ms: Optional[int] = None, align: bool = False, peek: bool = False, name: str = DEFAULT_NAME) -> Call:
+    """WINLIMIT.FIXED[_RO] key window_ms limit [COST n | REFUND n] [BLOCK ms] [ALIGN]."""
     args: Tuple[Arg, ...] = (_command("WINLIMIT.FIXED", peek), key, _int("window_ms", window_ms), _int("limit", limit))
-    args += _options(cost)
+    args += _options(cost, refund, block_ms)
     if align:
         args += ("ALIGN",)
     return Call(args, (Policy(name, limit, window_ms),))
 
 
-def gcra(key: Key, period_ms: int, limit: int, *, burst: Optional[int] = None, cost: int = 1, peek: bool = False,
+def gcra(key: Key, period_ms: int, limit: int, *, burst: Optional[int] = None, cost: int = 1,
+         refund: Optional[int] = None, block_ms: Optional[int] = None, peek: bool = False,
          name: str = DEFAULT_NAME) -> Call:
-    """WINLIMIT.GCRA[_RO] key period_ms limit [BURST n] [COST n]."""
+    """WINLIMIT.GCRA[_RO] key period_ms limit [BURST n] [COST n | REFUND n] [BLOCK ms]."""
     args: Tuple[Arg, ...] = (_command("WINLIMIT.GCRA", peek), key, _int("period_ms", period_ms), _int("limit", limit))
     capacity = limit if burst is None else _int("burst", burst)
     if burst is not None:
         args += ("BURST", burst)
-    args += _options(cost)
+    args += _options(cost, refund, block_ms)
     # The bucket refills `limit` units per period_ms: empty to full takes capacity / limit
     # periods, rounded up. A limit <= 0 is refused by the server; the policy is then never read.
     refill_ms = -(-capacity * period_ms // limit) if limit > 0 else period_ms

@@ -13,7 +13,7 @@ from typing import Callable, Optional
 from ._decision import Decision
 
 
-def check(wait: Optional[float], peek: bool) -> Optional[float]:
+def check(wait: Optional[float], peek: bool, refund: Optional[int] = None) -> Optional[float]:
     """`wait` as given, once it is a usable number of seconds (or None, never waiting)."""
     if wait is None:
         return None
@@ -23,6 +23,8 @@ def check(wait: Optional[float], peek: bool) -> Optional[float]:
         raise ValueError("wait must be more than 0 seconds")
     if peek:
         raise ValueError("peek=True records nothing, so there is nothing to wait for: drop wait= or peek=")
+    if refund is not None:
+        raise ValueError("refund= takes nothing, so there is nothing to wait for: drop wait= or refund=")
     return float(wait)
 
 

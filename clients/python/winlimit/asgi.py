@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import time
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Dict, Optional, Tuple, Union, cast
+from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable, Dict, Optional, Tuple, Union, cast
 
 import redis
 from starlette.exceptions import HTTPException
@@ -33,6 +33,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from ._decision import Decision
 from ._guard import DEFAULT_TIMEOUT, CheckTimedOut, Guard, Verdict, takes_request
 from ._keys import DEFAULT_IPV6_SUBNET, address_key, check_subnet
+from ._refund import Counting, IsFailure, refund_failed
 from ._styles import DEFAULT_STYLE, FIELDS, combined, merged
 from .asyncio import Limiter
 
@@ -68,8 +69,10 @@ class _Guard(Guard):
 
     def __init__(self, limiter: Limiter, check: Check, key_func: KeyFunc, prefix: str, fail_open: bool,
                  shadow: bool, timeout: Optional[float], ipv6_subnet: int, headers: Optional[str],
-                 on_reject: Optional[OnReject], metrics: Optional["Metrics"], fallback: Optional["memory.Limiter"]):
+                 on_reject: Optional[OnReject], metrics: Optional["Metrics"], fallback: Optional["memory.Limiter"],
+                 counting: Counting):
         super().__init__(prefix, fail_open, shadow, timeout, headers, metrics=metrics, fallback=fallback)
+        self.counting = counting
         self.on_reject = on_reject
         self.limiter = limiter
         self.check = check
@@ -77,27 +80,42 @@ class _Guard(Guard):
         self.key_func = address_key(remote_address, ipv6_subnet) if key_func is remote_address else key_func
         check_subnet(ipv6_subnet)
 
-    async def decide(self, request: Request) -> Tuple[Verdict, Optional[Decision]]:
-        """The verdict, and the decision it came from (None when the request is unlimited or
-        Redis failed). Errors that are not Redis's (a bug in key_func or check) propagate."""
+    async def decide(self, request: Request) -> Tuple[Verdict, Optional[Decision], Any]:
+        """The verdict, the decision it came from (None when the request is unlimited or
+        Redis failed) and the limiter the check was given (a `Recorder` when its units may be
+        refunded). Errors that are not Redis's (a bug in key_func or check) propagate."""
         key = self.key_func(request)
         if inspect.isawaitable(key):
             key = await key
         if key is None:
-            return Verdict(200), None
+            return Verdict(200), None, None
         key = self.prefix + key
         started = time.perf_counter()
+        limiter = self.counting.recorder(self.limiter)
         try:
-            decision = await self._within_time(self._checked(self.limiter, key, request))
+            decision = await self._within_time(self._checked(limiter, key, request))
         except (redis.RedisError, OSError, CheckTimedOut) as e:
             if not self.falls_back(e):
-                return self.failed(key, e, self.limiter.name), None
+                return self.failed(key, e, self.limiter.name), None, None
             # The memory limiter answers at once (a sync check returns its decision).
-            decided = self._checked(self.fallback, key, request)
+            # The memory limiter has no REFUND or BLOCK yet: it counts every request.
+            limiter = self.fallback
+            decided = self._checked(limiter, key, request)
             decision = await decided if inspect.isawaitable(decided) else decided
-            return self.judged(key, decision), decision
+            return self.judged(key, decision), decision, limiter
         self.redis_answered()
-        return self.judged(key, decision, started), decision
+        return self.judged(key, decision, started), decision, limiter
+
+    async def settle(self, decision: Optional[Decision], limiter: Any, status: Optional[int]) -> None:
+        """Once the response's status is known (None: the handler raised): gives the
+        request's units back when it does not count."""
+        for refund in self.counting.due(decision, limiter, status):
+            try:
+                done = refund()
+                if inspect.isawaitable(done):
+                    await done
+            except Exception as e:  # noqa: BLE001  (logged: the response is already decided)
+                refund_failed(e)
 
     def _checked(self, limiter: Any, key: str, request: Request) -> Any:
         """The check's call on `limiter` (the Redis limiter or the fallback)."""
@@ -147,16 +165,24 @@ class RateLimitMiddleware:
     answer in time, instead of failing open or closed: one warning per outage, and Redis
     decides again as soon as it answers. It counts per process: with N processes, up to N
     times the limit passes while Redis is down.
+
+    count: which requests use up the limit: `"all"` (the default), `"failures"` or
+    `"successes"`. Every request is counted before the app runs; once the app starts its
+    response (before it leaves), one that does not count gets its units back (REFUND). A
+    failure is a status of 400 or more, or what `is_failure(status)` says; an app that
+    raises before answering is a failure. block_ms: every call
+    of the check asks BLOCK ms unless it gives its own `block_ms`.
     """
 
     def __init__(self, app: ASGIApp, limiter: Limiter, check: Check, key_func: KeyFunc = remote_address,
                  prefix: str = "rl:", fail_open: bool = False, shadow: bool = False,
                  timeout: Optional[float] = DEFAULT_TIMEOUT, ipv6_subnet: int = DEFAULT_IPV6_SUBNET,
                  headers: Optional[str] = DEFAULT_STYLE, on_reject: Optional[OnReject] = None,
-                 metrics: Optional["Metrics"] = None, fallback: Optional["memory.Limiter"] = None):
+                 metrics: Optional["Metrics"] = None, fallback: Optional["memory.Limiter"] = None,
+                 count: str = "all", is_failure: Optional[IsFailure] = None, block_ms: Optional[int] = None):
         self.app = app
         self.guard = _Guard(limiter, check, key_func, prefix, fail_open, shadow, timeout, ipv6_subnet, headers,
-                            on_reject, metrics, fallback)
+                            on_reject, metrics, fallback, Counting(count, is_failure, block_ms))
 
     @property
     def shadow_rejections(self) -> int:
@@ -168,26 +194,35 @@ class RateLimitMiddleware:
             await self.app(scope, receive, send)
             return
         request = Request(scope)  # without receive: the body stays the app's
-        verdict, decision = await self.guard.decide(request)
+        verdict, decision, limiter = await self.guard.decide(request)
         if verdict.status == 503:
             await PlainTextResponse("rate limiter unavailable", status_code=503)(scope, receive, send)
             return
         if verdict.status == 429:
             await (await self.guard.rejection(request, verdict, decision))(scope, receive, send)
             return
-        if not verdict.headers:
-            await self.app(scope, receive, send)
-            return
         style = self.guard.style
+        started = False
 
         async def send_with_fields(message: Message) -> None:
+            nonlocal started
             if message["type"] == "http.response.start":
-                lines = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in message.get("headers", [])]
-                both = combined(lines, verdict.headers, style)
-                message = {**message, "headers": [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in both]}
+                # Settled before the response leaves: the client's next request sees the refund.
+                started = True
+                await self.guard.settle(decision, limiter, int(message["status"]))
+                if verdict.headers:
+                    lines = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in message.get("headers", [])]
+                    both = combined(lines, verdict.headers, style)
+                    message = {**message, "headers": [(k.lower().encode("latin-1"), v.encode("latin-1"))
+                                                      for k, v in both]}
             await send(message)
 
-        await self.app(scope, receive, send_with_fields)
+        try:
+            await self.app(scope, receive, send_with_fields)
+        except Exception:
+            if not started:  # the app raised before answering: a failure
+                await self.guard.settle(decision, limiter, None)
+            raise
 
 
 class RateLimit:
@@ -201,23 +236,31 @@ class RateLimit:
     object of its own (FastAPI then leaves that response as it is). With `on_reject`, it
     raises `Rejected`, which `app.add_exception_handler(Rejected, rejected_handler)` answers
     with on_reject's response (without the handler, FastAPI answers it as an HTTPException).
+
+    `count=`, `is_failure=` and `block_ms=` as for the middleware; the status is what the
+    route raises (an HTTPException's), sets on its `response` parameter, or its decorator's
+    `status_code` (200 by default): a Response object the route returns is not seen. With
+    `Depends(RateLimit(...), scope="function")` (FastAPI 0.121+) the refund lands before the
+    response is sent; with the default scope, just after.
     """
 
     def __init__(self, limiter: Limiter, check: Check, key_func: KeyFunc = remote_address,
                  prefix: str = "rl:", fail_open: bool = False, shadow: bool = False,
                  timeout: Optional[float] = DEFAULT_TIMEOUT, ipv6_subnet: int = DEFAULT_IPV6_SUBNET,
                  headers: Optional[str] = DEFAULT_STYLE, on_reject: Optional[OnReject] = None,
-                 metrics: Optional["Metrics"] = None, fallback: Optional["memory.Limiter"] = None):
+                 metrics: Optional["Metrics"] = None, fallback: Optional["memory.Limiter"] = None,
+                 count: str = "all", is_failure: Optional[IsFailure] = None, block_ms: Optional[int] = None):
         self.guard = _Guard(limiter, check, key_func, prefix, fail_open, shadow, timeout, ipv6_subnet, headers,
-                            on_reject, metrics, fallback)
+                            on_reject, metrics, fallback, Counting(count, is_failure, block_ms))
 
     @property
     def shadow_rejections(self) -> int:
         """Requests shadow mode let through that the limit would have rejected."""
         return self.guard.shadow_rejections
 
-    async def __call__(self, request: Request, response: Response) -> Optional[Decision]:
-        verdict, decision = await self.guard.decide(request)
+    async def __call__(self, request: Request, response: Response) -> AsyncIterator[Optional[Decision]]:
+        # A dependency with yield: the code after it runs once the route has answered or raised.
+        verdict, decision, limiter = await self.guard.decide(request)
         if verdict.status == 503:
             raise HTTPException(503, "rate limiter unavailable")
         if verdict.status == 429 and self.guard.on_reject is not None:
@@ -228,7 +271,20 @@ class RateLimit:
         for name in on:
             del response.headers[name]
         response.headers.update(merged(on, verdict.headers, self.guard.style))
-        return decision
+        try:
+            yield decision
+        except Exception as e:
+            await self.guard.settle(decision, limiter, e.status_code if isinstance(e, HTTPException) else None)
+            raise
+        await self.guard.settle(decision, limiter, _route_status(request, response))
+
+
+def _route_status(request: Request, response: Response) -> int:
+    """The status the route answered: the one it set on `response`, else its decorator's."""
+    status = cast(Optional[int], response.status_code)  # FastAPI leaves it None when unset
+    if status is None:
+        status = getattr(request.scope.get("route"), "status_code", None)
+    return status if isinstance(status, int) else 200
 
 
 class Rejected(HTTPException):

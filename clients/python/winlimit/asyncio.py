@@ -34,34 +34,41 @@ class Limiter:
 
     def __init__(self, client: AsyncClient, name: str = _commands.DEFAULT_NAME, *,
                  cache_rejections: bool = False, cache_size: int = DEFAULT_SIZE, metrics: Optional["Metrics"] = None,
-                 backend: str = "auto"):
+                 backend: str = "auto", block_ms: Optional[int] = None):
         self.client = client
         self.name = _commands.check_name(name)
+        self.block_ms = _commands.check_block(block_ms)
         self.backends = _backend.Chooser(backend)
         self.rejections: Optional[RejectionCache] = RejectionCache(cache_size) if cache_rejections else None
         self.metrics = metrics
 
     async def slide(self, key: Key, window_ms: Union[int, Pairs], limit: Optional[int] = None, *,
-                    cost: int = 1, bucket: Optional[int] = None, peek: bool = False,
+                    cost: int = 1, refund: Optional[int] = None, block_ms: Optional[int] = None,
+                    bucket: Optional[int] = None, peek: bool = False,
                     name: Optional[str] = None, wait: Optional[float] = None) -> Decision:
         """WINLIMIT.SLIDE (see `winlimit.Limiter.slide`)."""
-        call = _commands.slide(key, window_ms, limit, cost=cost, bucket=bucket, peek=peek, name=self._name(name))
-        return await self._run(call, _wait.check(wait, peek))
+        call = _commands.slide(key, window_ms, limit, cost=cost, refund=refund, block_ms=self._block(block_ms, peek, refund), bucket=bucket, peek=peek, name=self._name(name))
+        return await self._run(call, _wait.check(wait, peek, refund))
 
-    async def fixed(self, key: Key, window_ms: int, limit: int, *, cost: int = 1, align: bool = False,
-                    peek: bool = False, name: Optional[str] = None, wait: Optional[float] = None) -> Decision:
+    async def fixed(self, key: Key, window_ms: int, limit: int, *, cost: int = 1, refund: Optional[int] = None,
+                    block_ms: Optional[int] = None, align: bool = False, peek: bool = False, name: Optional[str] = None, wait: Optional[float] = None) -> Decision:
         """WINLIMIT.FIXED (see `winlimit.Limiter.fixed`)."""
-        call = _commands.fixed(key, window_ms, limit, cost=cost, align=align, peek=peek, name=self._name(name))
-        return await self._run(call, _wait.check(wait, peek))
+        call = _commands.fixed(key, window_ms, limit, cost=cost, refund=refund, block_ms=self._block(block_ms, peek, refund), align=align, peek=peek, name=self._name(name))
+        return await self._run(call, _wait.check(wait, peek, refund))
 
     async def gcra(self, key: Key, period_ms: int, limit: int, *, burst: Optional[int] = None,
-                   cost: int = 1, peek: bool = False, name: Optional[str] = None, wait: Optional[float] = None) -> Decision:
+                   cost: int = 1, refund: Optional[int] = None, block_ms: Optional[int] = None,
+                   peek: bool = False, name: Optional[str] = None, wait: Optional[float] = None) -> Decision:
         """WINLIMIT.GCRA (see `winlimit.Limiter.gcra`)."""
-        call = _commands.gcra(key, period_ms, limit, burst=burst, cost=cost, peek=peek, name=self._name(name))
-        return await self._run(call, _wait.check(wait, peek))
+        call = _commands.gcra(key, period_ms, limit, burst=burst, cost=cost, refund=refund, block_ms=self._block(block_ms, peek, refund), peek=peek, name=self._name(name))
+        return await self._run(call, _wait.check(wait, peek, refund))
 
     def _name(self, name: Optional[str]) -> str:
         return self.name if name is None else _commands.check_name(name)
+
+    def _block(self, block_ms: Optional[int], peek: bool, refund: Optional[int]) -> Optional[int]:
+        """The call's block_ms, or the limiter's for a recording call that gives none."""
+        return _commands.default_block(self.block_ms, block_ms, peek, refund)
 
     async def _run(self, call: _commands.Call, wait: Optional[float]) -> Decision:
         decision = await self._once(call)

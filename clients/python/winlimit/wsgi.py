@@ -29,6 +29,7 @@ from . import Limiter
 from ._decision import Decision
 from ._guard import DEFAULT_TIMEOUT, CheckTimedOut, Guard, takes_request
 from ._keys import DEFAULT_IPV6_SUBNET, address_key, check_subnet
+from ._refund import Counting, IsFailure, refund_failed
 from ._styles import DEFAULT_STYLE, combined
 
 if TYPE_CHECKING:
@@ -63,14 +64,19 @@ def remote_address(environ: Environ) -> Optional[str]:
 
 
 class RateLimitMiddleware:
-    """A WSGI middleware limiting every request of `app` (arguments as in `winlimit.asgi`)."""
+    """A WSGI middleware limiting every request of `app` (arguments as in `winlimit.asgi`,
+    `count=`, `is_failure=` and `block_ms=` too: a request that does not count is refunded
+    when the app calls start_response, before the response leaves; an app that raises
+    before that is a failure)."""
 
     def __init__(self, app: WSGIApp, limiter: Limiter, check: Check, key_func: KeyFunc = remote_address,
                  prefix: str = "rl:", fail_open: bool = False, shadow: bool = False,
                  timeout: Optional[float] = DEFAULT_TIMEOUT, ipv6_subnet: int = DEFAULT_IPV6_SUBNET,
                  headers: Optional[str] = DEFAULT_STYLE, on_reject: Optional[OnReject] = None,
-                 metrics: Optional["Metrics"] = None, fallback: Optional["memory.Limiter"] = None):
+                 metrics: Optional["Metrics"] = None, fallback: Optional["memory.Limiter"] = None,
+                 count: str = "all", is_failure: Optional[IsFailure] = None, block_ms: Optional[int] = None):
         self.app = app
+        self.counting = Counting(count, is_failure, block_ms)
         self.on_reject = on_reject
         self.limiter = limiter
         self.check = check
@@ -95,12 +101,14 @@ class RateLimitMiddleware:
         key = self.guard.prefix + key
         started: Optional[float] = time.perf_counter()
         decision: Optional[Decision] = None
+        limiter = self.counting.recorder(self.limiter)
         try:
-            decision = self._within_time(key, environ)
+            decision = self._within_time(limiter, key, environ)
             self.guard.redis_answered()
         except (redis.RedisError, OSError, CheckTimedOut) as e:
             if self.guard.falls_back(e):
-                decision, started = self._checked(self.guard.fallback, key, environ), None
+                limiter = self.guard.fallback  # no REFUND or BLOCK yet: it counts every request
+                decision, started = self._checked(limiter, key, environ), None
             else:
                 verdict = self.guard.failed(key, e, self.limiter.name)
         if decision is not None:
@@ -113,20 +121,30 @@ class RateLimitMiddleware:
                                                      ("Content-Length", str(len(body))),
                                                      *verdict.headers.items()])
             return [body]
-        if not verdict.headers:
-            return self.app(environ, start_response)
         added, style = verdict.headers, self.guard.style
+        settled = [not self.counting.may_refund(decision, limiter)]
+
+        def settle(status: Optional[int]) -> None:
+            if not settled[0]:
+                settled[0] = True
+                _refund_now(self.counting.due(decision, limiter, status))
 
         def start_with_fields(status: str, headers: List[Tuple[str, str]], *exc_info: Any) -> Any:
-            return start_response(status, combined(headers, added, style), *exc_info)
+            # Settled before the response leaves: the client's next request sees the refund.
+            settle(int(status.split(" ", 1)[0]))
+            return start_response(status, combined(headers, added, style) if added else headers, *exc_info)
 
-        return self.app(environ, start_with_fields)
+        try:
+            return self.app(environ, start_with_fields)
+        except Exception:
+            settle(None)  # the app raised before answering: a failure
+            raise
 
-    def _within_time(self, key: str, environ: Environ) -> Decision:
+    def _within_time(self, limiter: Any, key: str, environ: Environ) -> Decision:
         """The check's decision, or CheckTimedOut once the timeout has passed."""
         if self._pool is None or self.guard.timeout is None:
-            return self._checked(self.limiter, key, environ)
-        future = self._pool.submit(contextvars.copy_context().run, self._checked, self.limiter, key, environ)
+            return self._checked(limiter, key, environ)
+        future = self._pool.submit(contextvars.copy_context().run, self._checked, limiter, key, environ)
         try:
             return future.result(timeout=self.guard.timeout)
         except concurrent.futures.TimeoutError:
@@ -141,6 +159,14 @@ class RateLimitMiddleware:
         if self.with_request:
             return cast(Callable[[Any, str, Environ], Decision], self.check)(limiter, key, environ)
         return cast(Callable[[Any, str], Decision], self.check)(limiter, key)
+
+
+def _refund_now(refunds: List[Callable[[], Any]]) -> None:
+    for refund in refunds:
+        try:
+            refund()
+        except Exception as e:  # noqa: BLE001  (logged: the response is already decided)
+            refund_failed(e)
 
 
 def _adding_missing(start_response: StartResponse, fields: Dict[str, str]) -> StartResponse:
