@@ -801,10 +801,11 @@ end
 -- The stored ring's header, validated as the module validates it (same checks, same order).
 local function ring_header(bytes)
   local len = #bytes
-  if sub(bytes, 1, 8) ~= MAGIC or len % 8 ~= 0 or len < (HEADER_WORDS + 2) * 8 or (len / 8 - HEADER_WORDS) % 2 ~= 0 then
+  -- Whole slots, perhaps with BLOCK's word after them (the block's end).
+  if sub(bytes, 1, 8) ~= MAGIC or len % 8 ~= 0 or len < (HEADER_WORDS + 2) * 8 then
     invalid('the string is not a bucketed log')
   end
-  local slots = (len / 8 - HEADER_WORDS) / 2
+  local slots = floor((len / 8 - HEADER_WORDS) / 2)
   local b = word(bytes, W_BUCKET_MS)
   if b < 1 then invalid('bucket_ms is not positive') end
   if word(bytes, W_TOTAL) < 1 then invalid('total is not positive') end
@@ -814,6 +815,7 @@ local function ring_header(bytes)
     invalid('oldest and newest are not bucket starts in order')
   end
   if span(h) > slots then invalid('its buckets span more slots than it holds') end
+  if len / 8 > HEADER_WORDS + 2 * slots then h.blocked_until = exact_word(bytes, HEADER_WORDS + 2 * slots) end
   return h
 end
 
@@ -987,6 +989,7 @@ local function bucket_apply(key, bytes, plan, after, live, view, window_ms)
         change(start_word(j), start, word(bytes, start_word(j)))
         change(start_word(j) + 1, units, nil)
       end
+      if plan.block then change(start_word(live.slots), plan.block, nil) end
       write(key, 'BITFIELD', key, unpack(set))
     else
       local at = expire_at or ((not plan.discard) and plan.stored_expiry or nil)
@@ -994,17 +997,18 @@ local function bucket_apply(key, bytes, plan, after, live, view, window_ms)
       set_with_expiry(key, whole_ring(plan, after, live, view, window_ms), at)
     end
     exists = true
+  elseif plan.block and live then
+    -- A block on a ring whose header stays: its word alone, after the last slot.
+    write(key, 'BITFIELD', key, 'SET', 'i64', '#' .. fmt(start_word(live.slots)), fmt(plan.block))
   end
   if expire_at and exists then write(key, 'PEXPIREAT', key, fmt(expire_at)) end
 end
 
-local function slide_bucketed(key, req, record)
+-- The stored ring, its expiry, and its header when it is live (checked against BUCKET b).
+local function read_ring(key, now, b)
   local raw = raw_expiry(key)
   -- Read even when expired: another type is WRONGTYPE whatever its expiry, as in the module.
   local bytes = raw ~= -2 and typed('GET', key) or nil
-  local now = server_ms()
-  local b, windows, cost = req.bucket_ms, req.windows, req.cost
-  local largest = windows[#windows]
   local stored_expiry = raw >= 0 and raw or nil
   local expired = stored_expiry ~= nil and stored_expiry <= now
   local h = nil
@@ -1014,6 +1018,13 @@ local function slide_bucketed(key, req, record)
       fail('ERR BUCKET ' .. fmt(b) .. ' differs from the BUCKET ' .. fmt(h.bucket_ms) .. ' this key was written with')
     end
   end
+  return bytes, stored_expiry, expired, h
+end
+
+local function slide_bucketed(key, req, record, now)
+  local b, windows, cost = req.bucket_ms, req.windows, req.cost
+  local largest = windows[#windows]
+  local bytes, stored_expiry, expired, h = read_ring(key, now, b)
   local view = { units = function(s) return h and ring_units(bytes, h, s) or 0 end }
   local first_in_largest = first_counted(now, largest.window_ms, b)
   local counted_in_largest = counted_in(view, h, first_in_largest, b)
@@ -1030,6 +1041,7 @@ local function slide_bucketed(key, req, record)
   local newest_end = newest_after and newest_after + b - 1
   settle(pairs, windows, plan.records and cost, newest_end, now)
   local verdict = bind(pairs)
+  if h and h.blocked_until and h.blocked_until > now then return while_blocked(verdict, now, h.blocked_until) end
   if not record then return verdict end
 
   plan.discard = expired or (h ~= nil and counted_in_largest == 0)
@@ -1037,10 +1049,68 @@ local function slide_bucketed(key, req, record)
   local after = next_header(plan, live, view, now, b, first_in_largest, counted_in_largest, cost)
   plan.stored_expiry = stored_expiry
   plan.expire_at = newest_end and expiry_to_set(newest_end, largest.window_ms, (not plan.discard) and stored_expiry or nil)
-  if plan.discard or after or plan.expire_at then
+  plan.block = block_starts(verdict, record, req, now)
+  if plan.block then
+    verdict = while_blocked(verdict, now, plan.block)
+    -- The key lives at least until the block ends.
+    local expiry = plan.expire_at or stored_expiry
+    if expiry == nil or expiry < plan.block then plan.expire_at = plan.block end
+  end
+  if plan.discard or after or plan.expire_at or plan.block then
     bucket_apply(key, bytes, plan, after, live, view, largest.window_ms)
   end
   return verdict
+end
+
+-- The header after a refund (bucketed.rs `refund`): the total less what was taken, and the
+-- oldest and newest buckets still holding units. `emptied[s]`: a bucket the refund emptied.
+local function refunded_header(h, view, taken, emptied)
+  local oldest, newest = nil, h.newest
+  for i = 0, walk_steps(h.oldest, h.newest, h.bucket_ms) - 1 do
+    local s = h.oldest + i * h.bucket_ms
+    if not emptied[s] and view.units(s) > 0 then
+      oldest = oldest or s
+      newest = s
+    end
+  end
+  return { total = h.total - taken, oldest = oldest or h.oldest, newest = newest }
+end
+
+-- REFUND n: up to n units leave the newest buckets the largest window counts, rewritten in
+-- place (one BITFIELD), or the key deleted when none is left; nothing while a block is in
+-- force. The reply is the peek of cost 1 that follows.
+local function bucket_refund(key, req, now)
+  local b = req.bucket_ms
+  local bytes, _, _, h = read_ring(key, now, b)
+  local view = { units = function(s) return ring_units(bytes, h, s) end }
+  local first = first_counted(now, req.windows[#req.windows].window_ms, b)
+  local left = h and min(req.refund, counted_in(view, h, first, b)) or 0
+  if left > 0 and not (h.blocked_until and h.blocked_until > now) then
+    local taken, set, emptied = left, {}, {}
+    local from = max(first, h.oldest)
+    for i = walk_steps(from, h.newest, b) - 1, 0, -1 do
+      local s = from + i * b
+      local units = view.units(s)
+      if units > 0 and left > 0 then
+        local t = min(units, left)
+        emptied[s], left = units == t, left - t
+        local k = start_word(slot_of(s, b, h.slots)) + 1
+        set[#set + 1] = 'SET'; set[#set + 1] = 'i64'; set[#set + 1] = '#' .. fmt(k); set[#set + 1] = fmt(units - t)
+      end
+    end
+    if h.total - taken <= 0 then
+      write(key, 'DEL', key)
+    else
+      local after = refunded_header(h, view, taken, emptied)
+      for _, f in ipairs({ { W_TOTAL, 'total' }, { W_OLDEST, 'oldest' }, { W_NEWEST, 'newest' } }) do
+        if after[f[2]] ~= h[f[2]] then
+          set[#set + 1] = 'SET'; set[#set + 1] = 'i64'; set[#set + 1] = '#' .. fmt(f[1]); set[#set + 1] = fmt(after[f[2]])
+        end
+      end
+      write(key, 'BITFIELD', key, unpack(set))
+    end
+  end
+  return slide_bucketed(key, { windows = req.windows, cost = 1, bucket_ms = b }, false, now)
 end
 
 -- BUCKET b: 1..smallest window, and the largest window spans at most 1,000 buckets.
@@ -1084,7 +1154,8 @@ local function slide(key, args, record)
   local req = parse_slide(args)
   check_mode(req, record)
   if req.bucket_ms then
-    return slide_bucketed(key, req, record)
+    if record and req.refund then return bucket_refund(key, req, server_ms()) end
+    return slide_bucketed(key, req, record, server_ms())
   end
   if record and req.refund then return slide_exact_refund(key, req, server_ms()) end
   return slide_exact(key, req, record, server_ms())
