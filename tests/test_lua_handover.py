@@ -230,8 +230,9 @@ def test_both_editions_block_and_serve_a_blocked_key_alike(editions_on, scenario
     and expiry in both; on the key it blocked, every call answers alike and writes nothing."""
     r, call, library = editions_on
     command, args = EXTRAS_SCENARIOS[scenario]
-    for _ in range(3):
-        call[writer](command, "full", *args)
+    for key in ("full", "blocked"):
+        for _ in range(3):
+            call[writer](command, key, *args)
     module, lib = twins(r, library, "full", command, *args, "BLOCK", BLOCK_MS)
     assert module == lib and module[0][:4] == [0, 3, 0, BLOCK_MS], (module, lib)
     call[writer](command, "blocked", *args, "BLOCK", BLOCK_MS)
