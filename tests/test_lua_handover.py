@@ -6,6 +6,8 @@ one edition alone would have stored.
 
 Windows and periods are an hour or more, so no unit leaves them during a test."""
 
+import random
+
 import pytest
 
 from kit import editions
@@ -253,3 +255,51 @@ def test_a_refund_by_either_edition_of_units_the_other_recorded_is_the_same(edit
         module, lib = twins(r, library, "src", command, *args, "REFUND", n)
         assert module == lib, (n, module, lib)
         assert module[0][:3] == [1, 3, min(3, 1 + n)], (n, module)
+
+
+def random_scenario(rng):
+    """Short windows and blocks (a few to a few hundred ms), so entries leave, windows end and
+    blocks run out while a history goes on."""
+    w, limit = rng.choice([5, 20, 60, 300]), rng.randint(1, 4)
+    return rng.choice([
+        ("winlimit.slide", (w, limit)),
+        ("winlimit.slide", (w, limit, 3 * w, limit + 2)),
+        ("winlimit.slide", (w, limit, "BUCKET", max(1, w // rng.choice([1, 3, 10])))),
+        ("winlimit.slide", (w, limit, 3 * w, limit + 2, "BUCKET", max(1, w // 5))),
+        ("winlimit.fixed", (w, limit)),
+        ("winlimit.fixed", (w, limit, "ALIGN")),
+        ("winlimit.gcra", (w, limit)),
+        ("winlimit.gcra", (w, limit, "BURST", limit + 2)),
+    ])
+
+
+def random_options(rng):
+    return rng.choice([(), (), ("COST", rng.randint(1, 5)), ("REFUND", rng.randint(1, 5)),
+                       ("BLOCK", rng.randint(1, 40)), ("COST", rng.randint(1, 3), "BLOCK", rng.randint(1, 40))])
+
+
+def test_random_histories_with_refunds_and_blocks_are_answered_and_stored_alike(editions_on):
+    """Random calls with REFUND, BLOCK and COST on one key, by either edition in turn: before
+    each, the same call by both on copies of the key answers and stores alike (a block started,
+    in force, or ended; refunds of units either recorded)."""
+    r, call, library = editions_on
+    rng = random.Random(28)
+    seen = set()
+    for history in range(60):
+        command, args = random_scenario(rng)
+        r.delete("src")
+        for _ in range(25):
+            options = random_options(rng)
+            peek = rng.random() < 0.1 and "REFUND" not in options and "BLOCK" not in options
+            name = command + "_ro" if peek else command
+            before = r.dump("src")
+            module, lib = twins(r, library, "src", name, *args, *options)
+            assert module == lib, (history, command, args, options, before, module, lib)
+            if "BLOCK" in options and module[0][0] == 0 and module[0][3] == options[-1]:
+                seen.add("a block started")
+            if "REFUND" in options and module[1] != before:
+                seen.add("a refund changed the key")
+            if "BLOCK" not in options and module[0][0] == 0 and module[0][2] == 0:
+                seen.add("rejected")
+            call[rng.choice(EDITIONS)](name, "src", *args, *options)
+    assert seen == {"a block started", "a refund changed the key", "rejected"}, seen
