@@ -1004,11 +1004,13 @@ local function bucket_apply(key, bytes, plan, after, live, view, window_ms)
   if expire_at and exists then write(key, 'PEXPIREAT', key, fmt(expire_at)) end
 end
 
--- The stored ring, its expiry, and its header when it is live (checked against BUCKET b).
+-- The stored ring, its expiry, and its header when it is live (checked against BUCKET b); the
+-- clock is read after the type check (nil now: read it), so WRONGTYPE comes before TIME's errors.
 local function read_ring(key, now, b)
   local raw = raw_expiry(key)
   -- Read even when expired: another type is WRONGTYPE whatever its expiry, as in the module.
   local bytes = raw ~= -2 and typed('GET', key) or nil
+  now = now or server_ms()
   local stored_expiry = raw >= 0 and raw or nil
   local expired = stored_expiry ~= nil and stored_expiry <= now
   local h = nil
@@ -1018,13 +1020,14 @@ local function read_ring(key, now, b)
       fail('ERR BUCKET ' .. fmt(b) .. ' differs from the BUCKET ' .. fmt(h.bucket_ms) .. ' this key was written with')
     end
   end
-  return bytes, stored_expiry, expired, h
+  return bytes, stored_expiry, expired, h, now
 end
 
 local function slide_bucketed(key, req, record, now)
   local b, windows, cost = req.bucket_ms, req.windows, req.cost
   local largest = windows[#windows]
-  local bytes, stored_expiry, expired, h = read_ring(key, now, b)
+  local bytes, stored_expiry, expired, h
+  bytes, stored_expiry, expired, h, now = read_ring(key, now, b)
   local view = { units = function(s) return h and ring_units(bytes, h, s) or 0 end }
   local first_in_largest = first_counted(now, largest.window_ms, b)
   local counted_in_largest = counted_in(view, h, first_in_largest, b)
@@ -1079,9 +1082,9 @@ end
 -- REFUND n: up to n units leave the newest buckets the largest window counts, rewritten in
 -- place (one BITFIELD), or the key deleted when none is left; nothing while a block is in
 -- force. The reply is the peek of cost 1 that follows.
-local function bucket_refund(key, req, now)
+local function bucket_refund(key, req)
   local b = req.bucket_ms
-  local bytes, _, _, h = read_ring(key, now, b)
+  local bytes, _, _, h, now = read_ring(key, nil, b)
   local view = { units = function(s) return ring_units(bytes, h, s) end }
   local first = first_counted(now, req.windows[#req.windows].window_ms, b)
   local left = h and min(req.refund, counted_in(view, h, first, b)) or 0
@@ -1154,8 +1157,8 @@ local function slide(key, args, record)
   local req = parse_slide(args)
   check_mode(req, record)
   if req.bucket_ms then
-    if record and req.refund then return bucket_refund(key, req, server_ms()) end
-    return slide_bucketed(key, req, record, server_ms())
+    if record and req.refund then return bucket_refund(key, req) end
+    return slide_bucketed(key, req, record, nil)
   end
   if record and req.refund then return slide_exact_refund(key, req, server_ms()) end
   return slide_exact(key, req, record, server_ms())
