@@ -4,11 +4,15 @@ PYTEST := $(PY) -m pytest -q tests/
 
 # The test matrix: every server users run, fetched into .cache/ by scripts/fetch-servers.sh.
 SERVERS := redis-6.0 redis-6.2 redis-7.0 redis-8.0 redis-8.2 valkey-8.0 valkey-8.1 valkey-9.1
+# The library's editions on them: Functions where the server has them, the scripts on 6.x.
+FUNCTION_SERVERS := redis-7.0 redis-8.0 redis-8.2 valkey-8.0 valkey-8.1 valkey-9.1
+SCRIPT_SERVERS := redis-6.0 redis-6.2
+LIBRARY_ITESTS := $(addprefix itest-functions-,$(FUNCTION_SERVERS)) $(addprefix itest-scripts-,$(SCRIPT_SERVERS))
 
 # The released module (make dist): linked against glibc 2.17, no debug info.
 RELEASE_SO := $(CURDIR)/target/x86_64-unknown-linux-gnu/dist/libwinlimit.so
 
-.PHONY: all build lua deps servers release-so test unit itest itest-all $(addprefix itest-,$(SERVERS)) itest-valkey itest-library $(LIBRARY_ITESTS) itest-client itest-node node-deps dist itest-dist lint docs run bench bench-instr fuzz clean
+.PHONY: all build lua deps servers release-so test unit itest itest-all itest-clients $(addprefix itest-,$(SERVERS)) itest-valkey itest-library $(LIBRARY_ITESTS) itest-client lua-clients itest-node node-deps dist itest-dist lint docs run bench bench-instr fuzz clean
 
 all: build
 
@@ -27,7 +31,11 @@ servers: deps
 
 # The integration suite runs on the released .so (what operators load), on every server.
 test: export WINLIMIT_MODULE := $(RELEASE_SO)
-test: deps servers unit dist itest-all itest-dist itest-client itest-node
+test: deps servers unit dist itest-all itest-dist itest-clients
+
+# Both clients' suites side by side (each mostly waits on its servers and HTTP round trips).
+itest-clients:
+	$(MAKE) --no-print-directory -j2 --output-sync=target itest-client itest-node
 
 unit:
 	cargo test --release
@@ -35,11 +43,13 @@ unit:
 # The integration suite on Debian's Redis 7.0 only.
 itest: itest-redis-7.0
 
-# The matrix two suites at a time: a suite's own Python process is most of its CPU (its
-# servers idle between calls), so two share this 2-core machine well. ITEST_JOBS=1 for one.
-ITEST_JOBS ?= 2
+# The whole suite on every server of the matrix against the module, and against the library
+# (the Functions library where the server has Functions, the scripts on 6.x), four suites at a
+# time: a suite mostly waits on its servers' replies (about a quarter of a core each), so four
+# share this 2-core machine well. ITEST_JOBS=1 runs them one by one.
+ITEST_JOBS ?= 4
 itest-all:
-	$(MAKE) --no-print-directory -j$(ITEST_JOBS) --output-sync=target $(addprefix itest-,$(SERVERS))
+	$(MAKE) --no-print-directory -j$(ITEST_JOBS) --output-sync=target $(addprefix itest-,$(SERVERS)) $(LIBRARY_ITESTS)
 
 # The integration suite on one server of the matrix: .cache/NAME/bin/server, and bin/cli to
 # create the test clusters (scripts/fetch-servers.sh says which cli each server gets).
@@ -60,9 +70,6 @@ itest-redis-6.0: | release-so
 # The same suite against the library instead of the module (tests/kit/editions.py): the
 # Functions library on every server of the matrix that has Functions, the scripts on Redis
 # 6.0 and 6.2. Tests of what only the module has are skipped there, each with its reason.
-FUNCTION_SERVERS := redis-7.0 redis-8.0 redis-8.2 valkey-8.0 valkey-8.1 valkey-9.1
-SCRIPT_SERVERS := redis-6.0 redis-6.2
-LIBRARY_ITESTS := $(addprefix itest-functions-,$(FUNCTION_SERVERS)) $(addprefix itest-scripts-,$(SCRIPT_SERVERS))
 
 itest-library: $(LIBRARY_ITESTS)
 
@@ -76,14 +83,33 @@ $(addprefix itest-scripts-,$(SCRIPT_SERVERS)): itest-scripts-%:
 
 # The Python client (clients/python): every method sync and asyncio, on a server and on a
 # cluster, the header fields, the wheel, mypy --strict, and the ASGI middleware served by a
-# real uvicorn server to a real httpx client.
-itest-client:
+# real uvicorn server to a real httpx client. Then the whole suite again on each backend
+# without the module (WINLIMIT_CLIENT_BACKEND): the Functions library on Debian's Redis 7.0,
+# the scripts on Redis 6.2 and 6.0 (test_package and test_backends, which choose their own
+# servers, once per server).
+CLIENT_SKIP := --ignore=clients/python/tests/test_package.py
+# Redis 6.0 (glibc 2.31) loads the released .so only: both client suites use it.
+itest-client itest-node: export WINLIMIT_MODULE ?= $(RELEASE_SO)
+itest-client itest-node: | release-so
+itest-client: lua-clients
 	$(PY) -m pytest -q clients/python/tests
+	WINLIMIT_CLIENT_BACKEND=functions $(PY) -m pytest -q $(CLIENT_SKIP) \
+		--ignore=clients/python/tests/test_backends.py clients/python/tests
+	scripts/fetch-servers.sh redis-6.2 redis-6.0
+	for s in redis-6.2 redis-6.0; do \
+		WINLIMIT_SERVER_BIN=$(CURDIR)/.cache/$$s/bin/server WINLIMIT_CLI_BIN=$(CURDIR)/.cache/$$s/bin/cli \
+		WINLIMIT_CLIENT_BACKEND=scripts $(PY) -m pytest -q $(CLIENT_SKIP) clients/python/tests || exit 1; \
+	done
+
+# The library built into both clients (scripts/embed-lua.py): the Python package's data and
+# the Node package's src/lua.ts, from lua/winlimit.lua.
+lua-clients:
+	python3 scripts/embed-lua.py
 
 # The lint gate (CI runs it before make test): rustfmt, clippy with every warning an error
 # and every `unsafe` block needing its `// SAFETY:` comment, and mypy --strict on the Python
 # client. rustup adds rustfmt and clippy when missing.
-lint: deps
+lint: deps lua-clients
 	@command -v rustup >/dev/null 2>&1 && rustup component add rustfmt clippy >/dev/null 2>&1 || true
 	cargo fmt --check
 	cargo clippy --all-targets -- -D warnings -D clippy::undocumented_unsafe_blocks
@@ -102,12 +128,21 @@ itest-dist:
 # The Node client (clients/node): every method over node-redis and ioredis, plain and on a
 # cluster, the shared header cases, Express and Fastify apps on real HTTP servers, and the
 # package as npm packs it; on Debian's Redis 7.0 (the module is the same on every server).
+# Then the whole suite again on each backend without the module (WINLIMIT_CLIENT_BACKEND): the
+# Functions library on Redis 7.0, the scripts on Redis 6.2 and 6.0 (the package test, and
+# the backends test, which chooses its own servers, once per server).
 NODE_SERVER := redis-7.0
+NODE_TESTS := $(patsubst clients/node/%,%,$(wildcard clients/node/test/*.test.mjs))
+NODE_BACKEND_TESTS := $(filter-out test/package.test.mjs,$(NODE_TESTS))
+node_on = cd clients/node && WINLIMIT_SERVER_BIN=$(CURDIR)/.cache/$(1)/bin/server WINLIMIT_CLI_BIN=$(CURDIR)/.cache/$(1)/bin/cli \
+	WINLIMIT_CLIENT_BACKEND=$(2) node --test $(3)
 itest-node: node-deps
-	scripts/fetch-servers.sh $(NODE_SERVER)
+	scripts/fetch-servers.sh $(NODE_SERVER) redis-6.2 redis-6.0
 	cd clients/node && npm run --silent build
-	cd clients/node && WINLIMIT_SERVER_BIN=$(CURDIR)/.cache/$(NODE_SERVER)/bin/server \
-		WINLIMIT_CLI_BIN=$(CURDIR)/.cache/$(NODE_SERVER)/bin/cli node --test test/*.test.mjs
+	$(call node_on,$(NODE_SERVER),module,$(NODE_TESTS))
+	$(call node_on,$(NODE_SERVER),functions,$(filter-out test/backends.test.mjs,$(NODE_BACKEND_TESTS)))
+	$(call node_on,redis-6.2,scripts,$(NODE_BACKEND_TESTS))
+	$(call node_on,redis-6.0,scripts,$(NODE_BACKEND_TESTS))
 
 # Node 20 or later (current node-redis and ioredis need it), and the pinned development
 # dependencies from clients/node/package-lock.json: npm ci, again only when the lock changed.

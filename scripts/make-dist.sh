@@ -33,6 +33,8 @@ tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner \
 scripts/build-deb.sh "$so" "$version" dist >/dev/null
 install -m 0644 lua/winlimit.lua "dist/winlimit-$version.lua"
 
+# The client carries the library (lua/winlimit.lua and its script form) as package data.
+scripts/embed-lua.py
 .venv/bin/python -m build --no-isolation --sdist --wheel --outdir dist clients/python >/dev/null
 rm -rf clients/python/build
 

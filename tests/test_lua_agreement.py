@@ -24,6 +24,7 @@ pytestmark = editions.module_only("it loads the module and the library itself, o
 RANGE_ERROR = "exact range of the winlimit library"
 CASES = 3000
 ROUNDS = 6
+SLOW_TRIES = 20  # a case that straddled a ms in every round, tried alone this often
 DAY = 86_400_000
 MAX = 10**12
 
@@ -194,13 +195,23 @@ def test_fresh_keys_get_the_same_answers_errors_and_state_from_module_and_librar
         cases = cases_left
         if not cases:
             break
-    # A large COST on the exact log takes more than a ms: its logs are compared relative to
-    # their own time (every score is the call's ms; the expiry follows from it).
-    for command, args in cases:
-        module = r.execute_command(command, "slow:m", *args)
-        lib = library.call(r, command, "slow:l", *args)
-        assert module == lib, (command, args)
-        assert relative_log(r, "slow:m") == relative_log(r, "slow:l"), (command, args)
+    # What still straddled a ms is tried alone (a loaded machine is slow for any call); a
+    # large COST on the exact log takes more than a ms every time: its logs are compared
+    # relative to their own time (every score is the call's ms; the expiry follows from it).
+    for case in cases:
+        for _ in range(SLOW_TRIES):
+            again, wrong = run_round(r, library, [case], "slow")
+            r.flushall()
+            assert not wrong, wrong
+            if not again:
+                break
+        else:
+            command, args = case
+            module = r.execute_command(command, "slow:m", *args)
+            lib = library.call(r, command, "slow:l", *args)
+            assert module == lib, case
+            assert relative_log(r, "slow:m") == relative_log(r, "slow:l"), case
+            r.flushall()
     print(f"agreement: {kinds}")
 
 

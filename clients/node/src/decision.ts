@@ -4,6 +4,12 @@
  * client's `winlimit._decision`, field for field.
  */
 
+import type { Backend } from "./backend";
+
+/** What answered a decision: one of winlimit's editions in Redis, or the in-process memory
+ * limiter (a middleware's fallback). */
+export type Answerer = Backend | "memory";
+
 /** Whole seconds, rounded up (the draft's fields carry no fractions; rounding down would
  * tell a client to come back too early). */
 export function ceilSeconds(ms: number): number {
@@ -46,7 +52,7 @@ export interface DecisionFields {
   policies?: readonly Policy[];
   waitedMs?: number;
   cached?: boolean;
-  backend?: string;
+  backend?: Answerer;
 }
 
 /**
@@ -73,9 +79,9 @@ export class Decision {
   readonly waitedMs: number;
   /** True when the decision came from the limiter's cache of rejections, not from Redis. */
   readonly cached: boolean;
-  /** Which edition of winlimit answered: "module", or "memory" (winlimit's MemoryLimiter,
-   * in this process). */
-  readonly backend: string;
+  /** Which edition of winlimit answered: "module", "functions" (the library, by FCALL),
+   * "scripts" (EVALSHA), or "memory" (winlimit's MemoryLimiter, in this process). */
+  readonly backend: Answerer;
 
   constructor(fields: DecisionFields) {
     this.allowed = fields.allowed;
@@ -90,7 +96,7 @@ export class Decision {
   }
 
   /** A decision from a command's five-integer reply. */
-  static fromReply(reply: unknown, policies: readonly Policy[], backend = "module"): Decision {
+  static fromReply(reply: unknown, policies: readonly Policy[], backend: Answerer = "module"): Decision {
     const fields = Array.isArray(reply) && reply.length === 5 ? reply.map(Number) : [];
     if (fields.length !== 5 || !fields.every(Number.isSafeInteger)) {
       throw new TypeError(`a winlimit reply has five integers, not ${JSON.stringify(reply)}`);

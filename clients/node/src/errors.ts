@@ -38,3 +38,12 @@ export function redisCallError(error: unknown): RedisCallError {
   }
   return new RedisCallError(text, { cause: error });
 }
+
+/** The ACL user may not run a command the chosen backend needs; the message names the rule
+ * to add. */
+export class MissingPermission extends RedisCallError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "MissingPermission";
+  }
+}

@@ -5,8 +5,9 @@ import { decided, MetricsSink } from "./counting";
 import * as commands from "./commands";
 import type { Call, FixedOptions, GcraOptions, Key, Pair, SlideOptions } from "./commands";
 import { Decision } from "./decision";
-import { redisCallError } from "./errors";
-import { RedisClient, Send, sender } from "./client";
+import { RedisCallError, redisCallError } from "./errors";
+import { Channel, RedisClient, channel } from "./client";
+import { BackendChoice, Backends, checkBackend } from "./backend";
 
 /** Options of the Limiter. */
 export interface LimiterOptions {
@@ -18,6 +19,12 @@ export interface LimiterOptions {
   cacheRejections?: boolean;
   /** How many rejections the cache holds at most, the oldest dropped first (default 10,000). */
   cacheSize?: number;
+  /** Which edition of winlimit answers: `"module"` (the WINLIMIT commands), `"functions"`
+   * (the Functions library, by FCALL, loaded where it is missing), `"scripts"` (the same code
+   * by EVALSHA, for Redis 6), or `"auto"` (the default): the module where the server has it,
+   * else the library where the server has Functions, else the scripts, decided once per
+   * server (per node of a cluster). `decision.backend` says which answered. */
+  backend?: BackendChoice;
   /** Counts every call's decision: a `Metrics` from winlimit/metrics. */
   metrics?: MetricsSink;
 }
@@ -34,12 +41,14 @@ export interface LimiterOptions {
 export class Limiter {
   /** The default policy name. */
   readonly name: string;
-  private readonly send: Send;
+  private readonly channel: Channel;
+  private readonly backends: Backends;
   private readonly cache: RejectionCache | undefined;
   private readonly metrics: MetricsSink | undefined;
 
   constructor(client: RedisClient, options: LimiterOptions = {}) {
-    this.send = sender(client);
+    this.channel = channel(client);
+    this.backends = new Backends(checkBackend(options.backend ?? "auto"), this.channel, client);
     this.name = commands.checkName(options.name ?? commands.DEFAULT_NAME);
     if (options.cacheRejections !== undefined && typeof options.cacheRejections !== "boolean") {
       throw new TypeError(`cacheRejections must be a boolean, not ${typeof options.cacheRejections}`);
@@ -78,7 +87,7 @@ export class Limiter {
     if (typeof key !== "string" && !Buffer.isBuffer(key)) throw new TypeError(`the key must be a string or a Buffer, not ${typeof key}`);
     let removed: unknown;
     try {
-      removed = await this.send({ args: ["DEL", key], key, readonly: false, policies: [], options: {} });
+      removed = await this.channel.send(key, false, ["DEL", key]);
     } catch (error) {
       throw redisCallError(error);
     }
@@ -94,14 +103,14 @@ export class Limiter {
     const cached = this.cache?.answer(call);
     if (cached !== undefined) return decided(this.metrics, cached);
     const started = performance.now();
-    let reply: unknown;
+    let answer: Awaited<ReturnType<Backends["answer"]>>;
     try {
-      reply = await this.send(call);
+      answer = await this.backends.answer(call);
     } catch (error) {
       this.metrics?.failed(call.policies[0]?.name ?? this.name);
-      throw redisCallError(error);
+      throw error instanceof RedisCallError ? error : redisCallError(error);
     }
-    const decision = Decision.fromReply(reply, call.policies);
+    const decision = Decision.fromReply(answer[0], call.policies, answer[1]);
     this.cache?.remember(call, decision);
     return decided(this.metrics, decision, started);
   }

@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { Limiter } from "winlimit";
+import { sentAs } from "./support/backend.mjs";
 import { redisForFile } from "./support/fixture.mjs";
 
 const W = 60_000;
@@ -11,10 +12,11 @@ const ctx = redisForFile({ library: "ioredis 6", resetStats: true });
 
 const caching = (options = {}) => new Limiter(ctx.connection.client, { cacheRejections: true, ...options });
 
-/** The calls the server has seen of `command` since the last CONFIG RESETSTAT. */
+/** The calls the server has seen of `command` (as the suite's backend sends it) since the
+ * last CONFIG RESETSTAT. */
 async function calls(command) {
   const stats = await ctx.admin.sendCommand(["INFO", "commandstats"]);
-  const line = stats.match(new RegExp(`^cmdstat_${command.toLowerCase()}:calls=(\\d+)`, "m"));
+  const line = stats.match(new RegExp(`^cmdstat_${sentAs(command)}:calls=(\\d+)`, "m"));
   return line ? Number(line[1]) : 0;
 }
 
@@ -64,10 +66,13 @@ test("a different cost, option or key reaches Redis; the same command line under
 test("peeks are never answered from the cache, nor stored in it", async () => {
   const limiter = caching();
   await limiter.slide("k", W, 1);
+  // Counted as differences: the scripts send both as EVALSHA.
+  const peeksBefore = await calls("winlimit.slide_ro");
   for (let i = 0; i < 3; i++) assert.equal((await limiter.slide("k", W, 1, { peek: true })).cached, false);
-  assert.equal(await calls("winlimit.slide_ro"), 3);
+  assert.equal((await calls("winlimit.slide_ro")) - peeksBefore, 3);
+  const before = await calls("winlimit.slide");
   assert.equal((await limiter.slide("k", W, 1)).cached, false);
-  assert.equal(await calls("winlimit.slide"), 2);
+  assert.equal((await calls("winlimit.slide")) - before, 1);
 });
 
 test("the cache holds at most cacheSize entries, the oldest dropped first", async () => {

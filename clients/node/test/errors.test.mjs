@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { Limiter, ModuleNotLoaded, RedisCallError } from "winlimit";
 import { LIBRARIES } from "./support/clients.mjs";
+import { SENT_LINES, asSent } from "./support/backend.mjs";
 import { redisForFile } from "./support/fixture.mjs";
 import { RedisServer } from "./support/servers.mjs";
 
@@ -16,10 +17,11 @@ before(async () => {
 });
 after(async () => bare?.stop());
 
-/** How many WINLIMIT commands the server has seen since the last CONFIG RESETSTAT. */
+/** How many WINLIMIT calls (as the suite's backend sends them) the server has seen since
+ * the last CONFIG RESETSTAT. */
 async function winlimitCalls() {
   const stats = await ctx.admin.sendCommand(["INFO", "commandstats"]);
-  return [...stats.matchAll(/^cmdstat_winlimit[^:]*:calls=(\d+)/gm)].reduce((n, m) => n + Number(m[1]), 0);
+  return [...stats.matchAll(SENT_LINES)].reduce((n, m) => n + Number(m[1]), 0);
 }
 
 const SERVER_ERRORS = {
@@ -37,7 +39,7 @@ for (const [library, lib] of Object.entries(LIBRARIES)) {
     test("a server without the module rejects with ModuleNotLoaded naming the fix", async () => {
       const connection = await lib.plain(bare.port);
       try {
-        const error = await new Limiter(connection.client).gcra("k", W, 3).then(() => assert.fail("resolved"), (e) => e);
+        const error = await new Limiter(connection.client, { backend: "module" }).gcra("k", W, 3).then(() => assert.fail("resolved"), (e) => e);
         assert.ok(error instanceof ModuleNotLoaded && error instanceof RedisCallError && error instanceof Error);
         assert.equal(error.name, "ModuleNotLoaded");
         assert.match(error.message, /unknown command/i);
@@ -50,7 +52,7 @@ for (const [library, lib] of Object.entries(LIBRARIES)) {
 
     for (const [name, [call, raw]] of Object.entries(SERVER_ERRORS)) {
       test(`the server's own error comes through with its text: ${name}`, async () => {
-        const direct = await ctx.admin.sendCommand(raw).then(() => assert.fail("accepted"), (e) => e);
+        const direct = await ctx.admin.sendCommand(await asSent(ctx.admin, raw)).then(() => assert.fail("accepted"), (e) => e);
         const connection = await lib.plain(ctx.server.port);
         try {
           const error = await call(new Limiter(connection.client)).then(() => assert.fail("resolved"), (e) => e);

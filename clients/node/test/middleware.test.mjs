@@ -156,7 +156,7 @@ for (const framework of Object.keys(FRAMEWORKS)) {
       const conn = await LIBRARIES["node-redis 6"].plain(bare.port);
       const logs = [];
       try {
-        const response = await withApp(framework, { limiter: new Limiter(conn.client), check: ALGORITHMS.fixed, logger: (m) => logs.push(m) }, (get) => get());
+        const response = await withApp(framework, { limiter: new Limiter(conn.client, { backend: "module" }), check: ALGORITHMS.fixed, logger: (m) => logs.push(m) }, (get) => get());
         assert.deepEqual([response.status, await response.text()], [503, "rate limiter unavailable"]);
         assert.equal(logs.length, 1);
         assert.match(logs[0], /failing closed: .*unknown command.*--loadmodule/);

@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, before, test } from "node:test";
@@ -55,6 +56,15 @@ test("its version is the module's (Cargo.toml): the module and the clients share
   const cargo = fs.readFileSync(path.join(PACKAGE, "..", "..", "Cargo.toml"), "utf8").match(/^version = "([^"]+)"/m)[1];
   const installed = JSON.parse(fs.readFileSync(path.join(project, "node_modules", "winlimit", "package.json"), "utf8"));
   assert.equal(installed.version, cargo);
+});
+
+test("it carries the library and its script as lua/ holds them, built in at build time", () => {
+  const repo = path.join(PACKAGE, "..", "..");
+  const script = path.join(work, "winlimit-script.lua");
+  run("python3", [path.join(repo, "scripts", "build-lua.py"), script], repo);
+  const lua = createRequire(import.meta.url)(path.join(project, "node_modules", "winlimit", "dist", "lua.js"));
+  assert.equal(lua.LIBRARY, fs.readFileSync(path.join(repo, "lua", "winlimit.lua"), "utf8"));
+  assert.equal(lua.SCRIPT, fs.readFileSync(script, "utf8"));
 });
 
 test("it depends on no Redis client, nor on anything else, at run time", () => {

@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { Limiter } from "winlimit";
 import { FRAMEWORKS, withApp } from "./support/apps.mjs";
+import { sentAs } from "./support/backend.mjs";
 import { redisForFile } from "./support/fixture.mjs";
 
 const W = 60_000;
@@ -14,7 +15,7 @@ const caching = () => new Limiter(ctx.connection.client, { cacheRejections: true
 
 async function calls(command) {
   const stats = await ctx.admin.sendCommand(["INFO", "commandstats"]);
-  const line = stats.match(new RegExp(`^cmdstat_${command}:calls=(\\d+)`, "m"));
+  const line = stats.match(new RegExp(`^cmdstat_${sentAs(command)}:calls=(\\d+)`, "m"));
   return line ? Number(line[1]) : 0;
 }
 

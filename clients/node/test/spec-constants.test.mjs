@@ -39,7 +39,7 @@ after(async () => bare?.stop());
 test("a server without the module gets the spec's text", async () => {
   const connection = await LIBRARIES["node-redis 6"].plain(bare.port);
   try {
-    const error = await new Limiter(connection.client).gcra("k", 60_000, 3).then(() => assert.fail("resolved"), (e) => e);
+    const error = await new Limiter(connection.client, { backend: "module" }).gcra("k", 60_000, 3).then(() => assert.fail("resolved"), (e) => e);
     const [serverText, fix] = error.message.split(NOT_LOADED.separator);
     assert.match(serverText, /unknown command/i);
     assert.equal(fix, NOT_LOADED.fix);

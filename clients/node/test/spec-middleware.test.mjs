@@ -9,7 +9,7 @@ import { Limiter } from "winlimit";
 import { FRAMEWORKS, withApp } from "./support/apps.mjs";
 import { LIBRARIES } from "./support/clients.mjs";
 import { redisForFile } from "./support/fixture.mjs";
-import { RedisServer } from "./support/servers.mjs";
+import { REDIS_60, RedisServer } from "./support/servers.mjs";
 import { camel, load } from "./support/spec.mjs";
 
 const SPEC = load("middleware.json");
@@ -63,7 +63,8 @@ const FIELDS = ["RateLimit-Policy", "RateLimit", "Retry-After"];
 for (const framework of Object.keys(FRAMEWORKS)) {
   describe(framework, () => {
     for (const c of SPEC.cases) {
-      test(`the middleware answers as the shared case says: ${c.name}`, async () => {
+      const skip = REDIS_60 && c.redis === "paused" && "Redis 6.0 has neither CLIENT PAUSE WRITE nor CLIENT UNPAUSE";
+      test(`the middleware answers as the shared case says: ${c.name}`, { skip }, async () => {
         const logs = [];
         const redis = await redisFor(c);
         try {

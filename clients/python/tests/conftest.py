@@ -1,18 +1,49 @@
 """Fixtures for the client's tests: real redis-server processes from the repository's test
 kit (tests/kit: `kit.server`, `kit.fixtures`), and every limiter test run twice, over
-redis-py's sync client and over its asyncio client."""
+redis-py's sync client and over its asyncio client.
+
+WINLIMIT_CLIENT_BACKEND chooses the backend the whole suite runs on: `module` (the default;
+servers with the module), `functions` or `scripts` (servers without it; the limiters made by
+`make_limiter` force that backend, the others use "auto", which finds it)."""
 
 import asyncio
 import contextlib
+import os
 import pytest
 import redis
 import redis.asyncio
+import redis.asyncio.cluster
+import redis.cluster
 
 import winlimit
 import winlimit.asyncio
 
-from kit.fixtures import r, server, start_server  # noqa: F401  (fixtures these tests use)
-from kit.server import module_path
+from kit.fixtures import module_server, r  # noqa: F401  (fixtures these tests use)
+from kit.cluster import Cluster
+from kit.server import RedisServer, module_path
+
+BACKEND = os.environ.get("WINLIMIT_CLIENT_BACKEND", "module")
+if BACKEND not in ("module", "functions", "scripts"):
+    raise ValueError(f"WINLIMIT_CLIENT_BACKEND={BACKEND!r}: expected module, functions or scripts")
+# Servers "with winlimit" for this run: the module loaded, or not (the limiter loads the library).
+MODULE = BACKEND == "module"
+
+server = module_server(module=MODULE)
+
+
+@pytest.fixture
+def start_server():
+    """Factory: start_server(**RedisServer kwargs), with this run's module default; every
+    server it starts is stopped after the test."""
+    started = []
+
+    def start(**kw):
+        started.append(RedisServer(**{"module": MODULE, **kw}))
+        return started[-1]
+
+    yield start
+    for s in reversed(started):
+        s.stop()
 
 
 def pytest_sessionstart(session):
@@ -42,7 +73,9 @@ class Blocking:
 @contextlib.contextmanager
 def limiter_over(flavour, sync_client, async_client, **kw):
     """A limiter of the given flavour; sync_client() / async_client() make its Redis client
-    (the async one is made inside the loop it will run on)."""
+    (the async one is made inside the loop it will run on). The backend is this run's unless
+    given."""
+    kw.setdefault("backend", BACKEND)
     if flavour == "sync":
         client = sync_client()
         try:
@@ -59,6 +92,24 @@ def limiter_over(flavour, sync_client, async_client, **kw):
             loop.run_until_complete(client.aclose())
     finally:
         loop.close()
+
+
+def cluster_limiter_over(flavour, port, **kw):
+    """limiter_over for a RedisCluster (sync or asyncio) started from `port`."""
+    return limiter_over(flavour, lambda: redis.cluster.RedisCluster(host="127.0.0.1", port=port),
+                        lambda: redis.asyncio.cluster.RedisCluster(host="127.0.0.1", port=port), **kw)
+
+
+def module_cluster(module):
+    """A fixture: one 3-master cluster per test module, with the module or without it."""
+
+    @pytest.fixture(scope="module")
+    def fixture():
+        c = Cluster(masters=3, module=module)
+        yield c
+        c.stop()
+
+    return fixture
 
 
 async def _made(factory):
@@ -91,3 +142,22 @@ def make_limiter(server, flavour):
 def limiter(r, make_limiter):
     """A limiter of this test's flavour on the module's server, flushed (r flushes)."""
     return make_limiter()
+
+
+def as_sent(r, *args):
+    """A WINLIMIT command line as this run's backend sends it (FCALL or EVALSHA, with the
+    library or script loaded on r's server), to compare the limiter with the server."""
+    if MODULE:
+        return args
+    from kit.lua_library import Library
+    return Library(r, scripts=BACKEND == "scripts").args(*args)
+
+
+def sent_as(command):
+    """The command a WINLIMIT command (lower case) reaches the server as in this run, as INFO
+    commandstats names it: itself, fcall / fcall_ro, or evalsha."""
+    if MODULE:
+        return command
+    if BACKEND == "scripts":
+        return "evalsha"
+    return "fcall_ro" if command.endswith("_ro") else "fcall"

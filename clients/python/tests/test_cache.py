@@ -5,9 +5,12 @@ import time
 
 import pytest
 
+from conftest import sent_as
+
 
 def calls(r, command):
-    return r.info("commandstats").get(f"cmdstat_{command}", {}).get("calls", 0)
+    """How often the server ran `command` (as this run's backend sends it)."""
+    return r.info("commandstats").get(f"cmdstat_{sent_as(command)}", {}).get("calls", 0)
 
 
 @pytest.fixture

@@ -2,13 +2,9 @@
 (tests/cluster.py): every method and option reaches the node that serves its key."""
 
 import pytest
-import redis.asyncio.cluster
-import redis.cluster
 from redis.crc import key_slot
 
-from conftest import limiter_over
-
-from kit.cluster import Cluster
+from conftest import MODULE, cluster_limiter_over, module_cluster
 
 W = 60_000
 # name: (call, remaining after one call, after two), each call with every option of its method.
@@ -23,21 +19,14 @@ CALLS = {
 KEYS = [f"user:{i}" for i in range(24)]
 
 
-@pytest.fixture(scope="module")
-def cluster():
-    c = Cluster(masters=3)
-    yield c
-    c.stop()
+cluster = module_cluster(MODULE)
 
 
 @pytest.fixture
 def cluster_limiter(cluster, flavour):
-    port = cluster.nodes[0].port
     for node in cluster.nodes:
         node.client.flushall()
-    with limiter_over(flavour,
-                      lambda: redis.cluster.RedisCluster(host="127.0.0.1", port=port),
-                      lambda: redis.asyncio.cluster.RedisCluster(host="127.0.0.1", port=port)) as lim:
+    with cluster_limiter_over(flavour, cluster.nodes[0].port) as lim:
         yield lim
 
 

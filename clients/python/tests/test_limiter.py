@@ -8,6 +8,7 @@ import redis.asyncio
 
 import winlimit
 
+from conftest import BACKEND, as_sent
 from kit.bucket_layout import bucket_log
 from kit.keyspace import pexpiretime, server_ms
 
@@ -19,6 +20,11 @@ def between_calls(r, call):
     before = server_ms(r)
     result = call()
     return before, result, server_ms(r)
+
+
+def test_every_decision_names_the_backend_that_answered(limiter, r):
+    decisions = [limiter.slide("s", W, 3), limiter.fixed("f", W, 3, peek=True), limiter.gcra("g", W, 3)]
+    assert [d.backend for d in decisions] == [BACKEND] * 3
 
 
 # --- SLIDE ---------------------------------------------------------------------------------
@@ -163,7 +169,7 @@ def test_gcra_peek_asks_gcra_ro_which_records_nothing(limiter, r):
 ], ids=["window", "same-window-twice", "bucket", "cost", "fixed-limit", "gcra-limit", "gcra-ro-burst"])
 def test_bad_arguments_raise_the_servers_own_error(limiter, r, method, args, kwargs, raw):
     with pytest.raises(redis.ResponseError) as direct:
-        r.execute_command(*raw)
+        r.execute_command(*as_sent(r, *raw))
     with pytest.raises(redis.ResponseError) as through_client:
         getattr(limiter, method)(*args, **kwargs)
     assert type(through_client.value) is redis.ResponseError
@@ -179,7 +185,7 @@ def test_a_key_of_another_type_raises_wrongtype(limiter, r):
 def test_a_server_without_the_module_names_the_fix(start_server, make_limiter):
     bare = start_server(module=False)
     with pytest.raises(winlimit.ModuleNotLoaded) as e:
-        make_limiter(port=bare.port).gcra("k", W, 3)
+        make_limiter(port=bare.port, backend="module").gcra("k", W, 3)
     text = str(e.value)
     assert "unknown command" in text
     assert "--loadmodule" in text and "MODULE LOAD" in text

@@ -3,6 +3,7 @@ and depends on redis-py alone (Starlette only with the asgi extra), and the code
 mypy --strict, as does code that hands it redis-py's clients."""
 
 import email
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -34,6 +35,21 @@ def test_the_wheel_holds_the_package_marked_typed(wheel):
     assert {"winlimit/__init__.py", "winlimit/asyncio.py", "winlimit/asgi.py", "winlimit/_commands.py",
             "winlimit/_decision.py", "winlimit/py.typed"} <= names
     assert not any(name.startswith("tests/") for name in names)
+
+
+def test_the_wheel_carries_the_library_and_its_script_as_lua_holds_them(wheel):
+    # Built from lua/winlimit.lua by scripts/embed-lua.py, the script by scripts/build-lua.py's rule.
+    with open(os.path.join(REPO, "lua", "winlimit.lua"), encoding="utf-8") as f:
+        library = f.read()
+    assert wheel.read("winlimit/lua/winlimit.lua").decode() == library
+    assert wheel.read("winlimit/lua/winlimit-script.lua").decode() == _script_from(library)
+
+
+def _script_from(library):
+    spec = importlib.util.spec_from_file_location("build_lua", os.path.join(REPO, "scripts", "build-lua.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.script_from(library)
 
 
 def test_the_wheel_depends_on_redis_alone_starlette_with_asgi_and_prometheus_with_metrics(wheel):

@@ -37,7 +37,7 @@ def test_module_not_loaded_adds_the_spec_text_to_the_servers(server_text):
 def test_a_server_without_the_module_gets_the_spec_text(start_server, make_limiter):
     bare = start_server(module=False)
     with pytest.raises(winlimit.ModuleNotLoaded) as e:
-        make_limiter(port=bare.port).gcra("k", 60_000, 3)
+        make_limiter(port=bare.port, backend="module").gcra("k", 60_000, 3)
     server_text, fix = str(e.value).split(NOT_LOADED["separator"])
     assert "unknown command" in server_text.lower() and fix == NOT_LOADED["fix"]
 

@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import inspect
 import time
-from typing import TYPE_CHECKING, Any, Optional, Protocol, Tuple, Union
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, Dict, Optional, Protocol, Tuple, Union
 
 import redis
 
-from . import _commands, _counting, _wait
+from . import _backend, _commands, _counting, _wait
 from ._cache import DEFAULT_SIZE, RejectionCache, forget, lookup, remember
+from ._backend import MissingPermission
 from ._commands import Key, ModuleNotLoaded, Pairs
 from ._decision import Decision, Policy
 from ._keys import ip_key
@@ -28,7 +30,7 @@ from ._keys import ip_key
 if TYPE_CHECKING:
     from .metrics import Metrics
 
-__all__ = ["Decision", "Limiter", "ModuleNotLoaded", "Pairs", "Policy", "ip_key"]
+__all__ = ["Decision", "Limiter", "MissingPermission", "ModuleNotLoaded", "Pairs", "Policy", "ip_key"]
 __version__ = "0.4.0"
 
 
@@ -54,15 +56,24 @@ class Limiter:
     ends (at most `cache_size` of them), with `cached` true: nothing is sent to Redis. It is
     wrong in one case: a key deleted, reset or evicted by someone else is still refused until
     the entry ends.
+
+    `backend` chooses which edition of winlimit answers: `"module"` (the WINLIMIT commands),
+    `"functions"` (the Functions library, by FCALL, loaded where it is missing), `"scripts"`
+    (the same code by EVALSHA, for Redis 6), or `"auto"` (the default): the module where the
+    server has it, else the library where the server has Functions, else the scripts, decided
+    once per server by each limiter (per node of a cluster). The decisions are the same;
+    `decision.backend` says which answered.
     """
 
     def __init__(self, client: SyncClient, name: str = _commands.DEFAULT_NAME, *,
-                 cache_rejections: bool = False, cache_size: int = DEFAULT_SIZE, metrics: Optional["Metrics"] = None):
+                 cache_rejections: bool = False, cache_size: int = DEFAULT_SIZE, metrics: Optional["Metrics"] = None,
+                 backend: str = "auto"):
         # redis-py's methods carry no types, so a type checker cannot tell the clients apart.
         if inspect.iscoroutinefunction(client.execute_command):
             raise TypeError("an asyncio client goes to winlimit.asyncio.Limiter")
         self.client = client
         self.name = _commands.check_name(name)
+        self.backends = _backend.Chooser(backend)
         self.rejections: Optional[RejectionCache] = RejectionCache(cache_size) if cache_rejections else None
         self.metrics = metrics
 
@@ -110,18 +121,28 @@ class Limiter:
             return _counting.decided(self.metrics, cached)
         started = time.perf_counter()
         try:
-            reply = self._send(call.args)
+            reply, backend = self._answer(call)
         except (redis.RedisError, OSError):
             _counting.failed(self.metrics, call.policies[0].name)
             raise
-        return _counting.decided(self.metrics, remember(self.rejections, call, Decision.from_reply(reply, call.policies)),
-                                 started)
+        decision = remember(self.rejections, call, Decision.from_reply(reply, call.policies, backend))
+        return _counting.decided(self.metrics, decision, started)
+
+    def _answer(self, call: _commands.Call) -> Any:
+        # A cluster: the node serving the key, which is detected, loaded and called by itself.
+        node = _backend.node_of(self.client, call.args[1])
+        flow = self.backends.answer(call, self.backends.node(node.name if node else ""))
+        return _backend.drive(flow, lambda request: self._raw(
+            request.args, {} if request.routed or node is None else {"target_nodes": node}))
 
     def _send(self, args: Tuple[_commands.Arg, ...]) -> Any:
         try:
-            reply = self.client.execute_command(*args)
+            return self._raw(args, {})
         except redis.ResponseError as e:
             raise _commands.translate(e) from e
+
+    def _raw(self, args: Tuple[_commands.Arg, ...], options: Dict[str, Any]) -> Any:
+        reply = self.client.execute_command(*args, **options)
         if inspect.isawaitable(reply):
             if inspect.iscoroutine(reply):
                 reply.close()  # never awaited: nothing was sent

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Optional, Protocol, Union
 
 import redis
 
-from . import _commands, _counting, _wait
+from . import _backend, _commands, _counting, _wait
 from ._cache import DEFAULT_SIZE, RejectionCache, forget, lookup, remember
 from ._commands import Key, Pairs
 from ._decision import Decision
@@ -29,12 +29,15 @@ class AsyncClient(Protocol):
 
 
 class Limiter:
-    """The awaitable twin of `winlimit.Limiter`: the same methods, arguments and decisions."""
+    """The awaitable twin of `winlimit.Limiter`: the same methods, arguments, backends and
+    decisions."""
 
     def __init__(self, client: AsyncClient, name: str = _commands.DEFAULT_NAME, *,
-                 cache_rejections: bool = False, cache_size: int = DEFAULT_SIZE, metrics: Optional["Metrics"] = None):
+                 cache_rejections: bool = False, cache_size: int = DEFAULT_SIZE, metrics: Optional["Metrics"] = None,
+                 backend: str = "auto"):
         self.client = client
         self.name = _commands.check_name(name)
+        self.backends = _backend.Chooser(backend)
         self.rejections: Optional[RejectionCache] = RejectionCache(cache_size) if cache_rejections else None
         self.metrics = metrics
 
@@ -85,12 +88,18 @@ class Limiter:
             return _counting.decided(self.metrics, cached)
         started = time.perf_counter()
         try:
-            reply = await self.client.execute_command(*call.args)
-        except redis.ResponseError as e:
-            _counting.failed(self.metrics, call.policies[0].name)
-            raise _commands.translate(e) from e
+            reply, backend = await self._answer(call)
         except (redis.RedisError, OSError):
             _counting.failed(self.metrics, call.policies[0].name)
             raise
-        return _counting.decided(self.metrics, remember(self.rejections, call, Decision.from_reply(reply, call.policies)),
-                                 started)
+        decision = remember(self.rejections, call, Decision.from_reply(reply, call.policies, backend))
+        return _counting.decided(self.metrics, decision, started)
+
+    async def _answer(self, call: _commands.Call) -> Any:
+        initialize = getattr(self.client, "initialize", None)
+        if initialize is not None:
+            await initialize()  # a cluster knows its nodes only then; it does this once
+        node = _backend.node_of(self.client, call.args[1])
+        flow = self.backends.answer(call, self.backends.node(node.name if node else ""))
+        return await _backend.drive_async(flow, lambda request: self.client.execute_command(
+            *request.args, **({} if request.routed or node is None else {"target_nodes": node})))

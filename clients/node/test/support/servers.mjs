@@ -16,6 +16,12 @@ import { createClient } from "redis";
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "..");
 export const SERVER_BIN = process.env.WINLIMIT_SERVER_BIN || "redis-server";
+/** The backend the whole suite runs on (WINLIMIT_CLIENT_BACKEND): `module` (the default;
+ * servers start with the module), `functions` or `scripts` (servers start without it, and
+ * the limiters' "auto" finds the library or the scripts). */
+export const BACKEND = process.env.WINLIMIT_CLIENT_BACKEND || "module";
+if (!["module", "functions", "scripts"].includes(BACKEND)) throw new Error(`WINLIMIT_CLIENT_BACKEND=${BACKEND}: expected module, functions or scripts`);
+export const MODULE = BACKEND === "module";
 export const CLI_BIN = process.env.WINLIMIT_CLI_BIN || "redis-cli";
 const START_TIMEOUT_MS = 10_000;
 const STOP_TIMEOUT_MS = 10_000;
@@ -32,6 +38,32 @@ export function modulePath() {
     throw new Error(`winlimit module not found at ${file}: build it with \`make build\` or set WINLIMIT_MODULE`);
   }
   return file;
+}
+
+const SERVER_VERSION = (() => {
+  const out = spawnSync(SERVER_BIN, ["--version"], { encoding: "utf8" }).stdout ?? "";
+  const [major, minor] = (out.match(/v=(\d+)\.(\d+)/) ?? []).slice(1).map(Number);
+  return /valkey/i.test(out) ? [99, 0] : [major, minor];
+})();
+/** Redis 6.x (no Functions, no cluster-port), from the server's --version. */
+export const REDIS_6 = SERVER_VERSION[0] < 7;
+/** Redis 6.0 (no CLIENT PAUSE WRITE, no CLIENT UNPAUSE). */
+export const REDIS_60 = REDIS_6 && SERVER_VERSION[1] < 2;
+
+/** A free port below 55536 whose port + 10000 (Redis 6's cluster bus) is free too. */
+async function freePortWithBus() {
+  for (;;) {
+    const port = 20000 + Math.floor(Math.random() * 35000);
+    if ((await isFree(port)) && (await isFree(port + 10000))) return port;
+  }
+}
+
+function isFree(port) {
+  return new Promise((resolve) => {
+    const probe = net.createServer();
+    probe.once("error", () => resolve(false));
+    probe.listen(port, "127.0.0.1", () => probe.close(() => resolve(true)));
+  });
 }
 
 /** A loopback port nothing listens on now. */
@@ -55,13 +87,14 @@ export async function adminClient(port) {
 }
 
 export class RedisServer {
-  /** Start a server; `module: false` starts one without winlimit. */
-  static async start({ module = true, args = [] } = {}) {
+  /** Start a server; `module: false` starts one without winlimit (default: with it when
+   * the suite runs on the module). */
+  static async start({ module = MODULE, args = [], port = freePort } = {}) {
     const server = new RedisServer();
     server.dir = fs.mkdtempSync(path.join(os.tmpdir(), "winlimit-node-"));
     for (let attempt = 0; ; attempt++) {
       try {
-        await server.#startOn(await freePort(), module, args);
+        await server.#startOn(await port(), module, args);
         [server.module, server.args] = [module, args];
         return server;
       } catch (error) {
@@ -135,15 +168,18 @@ export class RedisServer {
 
 /** A cluster of `masters` servers with the module, every slot served. */
 export class Cluster {
-  static async start(masters = 3) {
+  static async start(masters = 3, { module = MODULE } = {}) {
     const cluster = new Cluster();
     cluster.nodes = [];
     try {
       for (let i = 0; i < masters; i++) {
-        // An explicit bus port: port + 10000 is often above 65535 for ephemeral ports.
-        const bus = await freePort();
+        // An explicit bus port: port + 10000 is often above 65535 for ephemeral ports. Redis
+        // 6 has no cluster-port: its bus is port + 10000, so both must be free.
+        const bus = REDIS_6 ? [] : ["--cluster-port", String(await freePort())];
         cluster.nodes.push(await RedisServer.start({
-          args: ["--cluster-enabled", "yes", "--cluster-port", String(bus), "--cluster-node-timeout", "5000"],
+          module,
+          port: REDIS_6 ? freePortWithBus : freePort,
+          args: ["--cluster-enabled", "yes", ...bus, "--cluster-node-timeout", "5000"],
         }));
       }
       const created = spawnSync(CLI_BIN, [
