@@ -577,7 +577,7 @@ end
 -- When room appears for `cost` more: once the entry `limit - cost` places from the newest
 -- leaves, reached from whichever end is nearer (from the oldest only in the largest window,
 -- whose count is exact).
-local function slide_room_wait(key, now, window, cost, counted, is_largest, cutoff)
+local function slide_room_wait(key, now, window, cost, counted, is_largest, cutoff, markers)
   local limit = window.limit
   local from_oldest = counted + cost - limit - 1
   local from_newest = limit - cost
@@ -585,13 +585,14 @@ local function slide_room_wait(key, now, window, cost, counted, is_largest, cuto
   if is_largest and from_oldest <= from_newest then
     freeing = score_at(call('ZRANGEBYSCORE', key, '(' .. fmt(cutoff), '(+inf', 'WITHSCORES', 'LIMIT', fmt(from_oldest), '1'))
   else
-    freeing = score_at(call('ZREVRANGEBYSCORE', key, '(+inf', '-inf', 'WITHSCORES', 'LIMIT', fmt(from_newest), '1'))
+    -- By rank past the block markers, which sort after every entry.
+    freeing = score_at(call('ZREVRANGE', key, fmt(markers + from_newest), fmt(markers + from_newest), 'WITHSCORES'))
   end
   return freeing and max(exact(freeing + window.window_ms - now, 'a score of this key'), 1) or window.window_ms
 end
 
 -- One pair's answer before anything is recorded (slide.rs `check`).
-local function slide_check(key, now, window, cost, largest_ms, counted_in_largest, largest_remaining)
+local function slide_check(key, now, window, cost, largest_ms, counted_in_largest, largest_remaining, markers)
   local is_largest = window.window_ms == largest_ms
   local skipped = surely_not_binding(window, cost, is_largest, counted_in_largest, largest_remaining)
   if skipped then return skipped end
@@ -604,7 +605,7 @@ local function slide_check(key, now, window, cost, largest_ms, counted_in_larges
       counted = min(zcount(key, '(' .. fmt(cutoff), '(+inf'), limit + 1)
     end
   end
-  return pair_answer(limit, counted, cost, slide_room_wait, key, now, window, cost, counted, is_largest, cutoff)
+  return pair_answer(limit, counted, cost, slide_room_wait, key, now, window, cost, counted, is_largest, cutoff, markers)
 end
 
 -- ZADD `count` new members at `score`: from `first`, each the next in the sequence, skipping
@@ -633,14 +634,16 @@ end
 -- the stored block's end (in force or not).
 local function read_log(key, now, cutoff)
   local raw = raw_expiry(key)
-  local log = { expiry = raw >= 0 and raw or nil, len = 0, stale = 0, exists = raw ~= -2 }
+  local log = { expiry = raw >= 0 and raw or nil, len = 0, stale = 0, exists = raw ~= -2, markers = 0 }
   if raw == -2 then return log end
   local len = typed('ZCARD', key)
   local last = call('ZRANGE', key, '-1', '-1', 'WITHSCORES')
   if last[2] == 'inf' then
-    len = len - zcount(key, '+inf', '+inf')
+    log.markers = zcount(key, '+inf', '+inf')
+    len = len - log.markers
     log.blocked_until = block_member_end(last[1])
-    last = len > 0 and call('ZREVRANGEBYSCORE', key, '(+inf', '-inf', 'WITHSCORES', 'LIMIT', '0', '1') or {}
+    local m = fmt(log.markers)
+    last = len > 0 and call('ZREVRANGE', key, m, m, 'WITHSCORES') or {}
   end
   log.expired = log.expiry ~= nil and log.expiry <= now
   if log.expired then return log end
@@ -694,7 +697,7 @@ local function slide_exact(key, req, record, now)
   local largest_remaining = remaining(largest.limit, counted_in_largest)
   local pairs = {}
   for i, w in ipairs(windows) do
-    pairs[i] = slide_check(key, now, w, cost, largest.window_ms, counted_in_largest, largest_remaining)
+    pairs[i] = slide_check(key, now, w, cost, largest.window_ms, counted_in_largest, largest_remaining, log.markers)
   end
   local records = record and all_room(pairs)
   -- Read as ms only when it counts: a hostile score that counts nowhere is no range error.
@@ -727,7 +730,7 @@ local function slide_exact_refund(key, req, now)
   if not (log.blocked_until and log.blocked_until > now) then
     local take = min(log.len - min(log.stale, log.len), req.refund)
     if take > 0 then
-      local newest = call('ZREVRANGEBYSCORE', key, '(+inf', '-inf', 'LIMIT', '0', fmt(take))
+      local newest = call('ZREVRANGE', key, fmt(log.markers), fmt(log.markers + take - 1))
       for i = 1, #newest, MEMBERS_PER_ZADD do
         write(key, 'ZREM', key, unpack(newest, i, min(i + MEMBERS_PER_ZADD - 1, #newest)))
       end

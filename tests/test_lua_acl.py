@@ -14,7 +14,7 @@ HOUR = 3_600_000
 # README "Without the module", word for word (Redis 6.x reads expiries with PTTL: it has no
 # PEXPIRETIME, and ACL refuses the name).
 READS = ("+time +type +pttl" if REDIS_62 else "+time +type +pexpiretime") + \
-    " +get +zcard +zcount +zrange +zrangebyscore +zrevrangebyscore"
+    " +get +zcard +zcount +zrange +zrangebyscore +zrevrange"
 WRITES = "+set +incr +incrby +bitfield +zadd +zrem +zremrangebyscore +del +pexpireat"
 CALLS = "+evalsha" if REDIS_62 else "+fcall +fcall_ro"
 CALLS_RO = "+evalsha" if REDIS_62 else "+fcall_ro"

@@ -22,7 +22,7 @@ const ONLY_REDIS_6 = { skip: !REDIS_6 && "auto chooses the scripts where Functio
 const OWN = new Set(["info", "config", "client", "hello", "acl", "auth", "ping", "function", "script", "select"]);
 // What the library calls inside FCALL and EVALSHA (commandstats counts them too).
 const INSIDE = new Set(["time", "type", "pexpiretime", "pttl", "get", "zcard", "zcount", "zrange", "zrangebyscore",
-  "zrevrange", "set", "incr", "incrby", "bitfield", "zadd", "zremrangebyscore", "del", "pexpireat"]);
+  "zrevrange", "set", "incr", "incrby", "bitfield", "zadd", "zrem", "zremrangebyscore", "del", "pexpireat"]);
 
 /** INFO commandstats: calls per command sent (subcommands counted with their command), without `own`. */
 async function commandsRun(admin, own = OWN) {
@@ -69,7 +69,7 @@ async function withServer(lib, { module = false, user } = {}, body) {
 // README's rules for the data the library touches (Redis 6 reads expiries with PTTL), and a
 // caller that may call the library and the scripts and load scripts, but not load functions.
 const DATA = `${REDIS_6 ? "+time +type +pttl" : "+time +type +pexpiretime"} +get +zcard +zcount +zrange +zrangebyscore +zrevrange ` +
-  "+set +incr +incrby +bitfield +zadd +zremrangebyscore +del +pexpireat";
+  "+set +incr +incrby +bitfield +zadd +zrem +zremrangebyscore +del +pexpireat";
 const CALLER = `${REDIS_6 ? "" : "+fcall +fcall_ro "}+evalsha +script|load +command|info`;
 
 for (const [library, lib] of Object.entries(LIBRARIES)) {

@@ -32,7 +32,7 @@ OWN = {"info", "config", "client", "hello", "acl", "auth", "ping", "function", "
 # What the library calls inside FCALL and EVALSHA (commandstats counts them too): README's
 # ACL rules for a limited user.
 INSIDE = {"time", "type", "pexpiretime", "pttl", "get", "zcard", "zcount", "zrange", "zrangebyscore",
-          "zrevrange", "set", "incr", "incrby", "bitfield", "zadd", "zremrangebyscore", "del", "pexpireat"}
+          "zrevrange", "set", "incr", "incrby", "bitfield", "zadd", "zrem", "zremrangebyscore", "del", "pexpireat"}
 
 
 def commands_run(admin, own=OWN):
@@ -190,7 +190,7 @@ def test_a_call_whose_reply_never_came_is_not_sent_again(start_server, flavour, 
 # README's rules for the data the library touches (Redis 6 reads expiries with PTTL).
 DATA = ("+time +type +pttl" if REDIS_62 else "+time +type +pexpiretime") + \
     " +get +zcard +zcount +zrange +zrangebyscore +zrevrange" \
-    " +set +incr +incrby +bitfield +zadd +zremrangebyscore +del +pexpireat"
+    " +set +incr +incrby +bitfield +zadd +zrem +zremrangebyscore +del +pexpireat"
 # May call the library and the scripts, and load scripts, but not load functions.
 CALLER = ("" if REDIS_62 else "+fcall +fcall_ro ") + "+evalsha +script|load +command|info"
 
