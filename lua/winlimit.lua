@@ -257,6 +257,35 @@ local function parse_cost(value)
   return cost
 end
 
+-- REFUND n and BLOCK ms (parse.rs `Extras`), the options every recording command shares.
+local MAX_BLOCK_MS = MAX_WINDOW_MS
+
+local EXTRAS = {
+  REFUND = function(o, req)
+    local n = arg_int(value(o, 'REFUND'))
+    if n == nil or n < 1 then fail('ERR REFUND must be a positive integer') end
+    req.refund = n
+  end,
+  BLOCK = function(o, req)
+    local ms = arg_int(value(o, 'BLOCK'))
+    if ms == nil or ms < 1 or ms > MAX_BLOCK_MS then range_error('BLOCK', 1, MAX_BLOCK_MS) end
+    req.block_ms = ms
+  end,
+}
+
+-- The combinations every parser refuses (checked once the options are read), then the options
+-- _RO refuses (checked by the entry point, as the module's adapters do).
+local function check_extras(req)
+  if req.refund and req.cost_given then fail('ERR REFUND cannot be combined with COST') end
+  if req.refund and req.block_ms then fail('ERR REFUND cannot be combined with BLOCK') end
+  return req
+end
+
+local function check_mode(req, record)
+  local name = not record and (req.refund and 'REFUND' or req.block_ms and 'BLOCK')
+  if name then fail('ERR ' .. name .. ' is an option of the recording commands, not of _RO') end
+end
+
 local function parse_window_ms(value)
   local w = arg_int(value)
   if w == nil or w < 1 or w > MAX_WINDOW_MS then
@@ -443,6 +472,24 @@ local function bind(pairs)
   return { allowed and 1 or 0, binding.limit, binding.remaining, binding.wait_ms, binding.reset_after_ms }
 end
 
+-- BLOCK (src/core/block.rs). The reply while blocked until `till`: rejected, nothing
+-- remaining, the waits at least the time left in the block.
+local function while_blocked(verdict, now, till)
+  local left = till - now
+  verdict[1], verdict[3] = 0, 0
+  verdict[4], verdict[5] = max(verdict[4], left), max(verdict[5], left)
+  return verdict
+end
+
+-- The end of the block a call starts: a recording call with BLOCK, rejected with a wait, on a
+-- key not blocked already (the caller asks only then); nil when it starts none.
+local function block_starts(verdict, record, req, now)
+  if record and req.block_ms and verdict[1] == 0 and verdict[4] ~= NEVER then
+    return now + req.block_ms
+  end
+  return nil
+end
+
 local function expiry_slack(window_ms)
   return min(idiv(window_ms, 8), 60000)
 end
@@ -530,21 +577,22 @@ end
 -- When room appears for `cost` more: once the entry `limit - cost` places from the newest
 -- leaves, reached from whichever end is nearer (from the oldest only in the largest window,
 -- whose count is exact).
-local function slide_room_wait(key, now, window, cost, counted, is_largest, cutoff)
+local function slide_room_wait(key, now, window, cost, counted, is_largest, cutoff, markers)
   local limit = window.limit
   local from_oldest = counted + cost - limit - 1
   local from_newest = limit - cost
   local freeing
   if is_largest and from_oldest <= from_newest then
-    freeing = score_at(call('ZRANGEBYSCORE', key, '(' .. fmt(cutoff), '+inf', 'WITHSCORES', 'LIMIT', fmt(from_oldest), '1'))
+    freeing = score_at(call('ZRANGEBYSCORE', key, '(' .. fmt(cutoff), '(+inf', 'WITHSCORES', 'LIMIT', fmt(from_oldest), '1'))
   else
-    freeing = score_at(call('ZREVRANGE', key, fmt(from_newest), fmt(from_newest), 'WITHSCORES'))
+    -- By rank past the block markers, which sort after every entry.
+    freeing = score_at(call('ZREVRANGE', key, fmt(markers + from_newest), fmt(markers + from_newest), 'WITHSCORES'))
   end
   return freeing and max(exact(freeing + window.window_ms - now, 'a score of this key'), 1) or window.window_ms
 end
 
 -- One pair's answer before anything is recorded (slide.rs `check`).
-local function slide_check(key, now, window, cost, largest_ms, counted_in_largest, largest_remaining)
+local function slide_check(key, now, window, cost, largest_ms, counted_in_largest, largest_remaining, markers)
   local is_largest = window.window_ms == largest_ms
   local skipped = surely_not_binding(window, cost, is_largest, counted_in_largest, largest_remaining)
   if skipped then return skipped end
@@ -554,10 +602,10 @@ local function slide_check(key, now, window, cost, largest_ms, counted_in_larges
   if not is_largest and counted_in_largest > 0 then
     local largest_cutoff = now - largest_ms
     if cutoff > largest_cutoff and zcount(key, '(' .. fmt(largest_cutoff), fmt(cutoff)) > 0 then
-      counted = min(zcount(key, '(' .. fmt(cutoff), '+inf'), limit + 1)
+      counted = min(zcount(key, '(' .. fmt(cutoff), '(+inf'), limit + 1)
     end
   end
-  return pair_answer(limit, counted, cost, slide_room_wait, key, now, window, cost, counted, is_largest, cutoff)
+  return pair_answer(limit, counted, cost, slide_room_wait, key, now, window, cost, counted, is_largest, cutoff, markers)
 end
 
 -- ZADD `count` new members at `score`: from `first`, each the next in the sequence, skipping
@@ -576,26 +624,71 @@ local function zadd_new(key, score, count, first)
   end
 end
 
--- The log's state for a call: its size, the entries that left the largest window, the newest.
+-- A block is the member `block:<end_ms>` scored +inf (slide.rs `block_member`): after every
+-- entry, in no window, and no entry (every count leaves +inf out).
+local function block_member_end(member)
+  return member:find('^block:') and parse_int(sub(member, 7)) or nil
+end
+
+-- The log's state for a call: its size, the entries that left the largest window, the newest,
+-- the stored block's end (in force or not).
 local function read_log(key, now, cutoff)
   local raw = raw_expiry(key)
-  local log = { expiry = raw >= 0 and raw or nil, len = 0, stale = 0 }
+  local log = { expiry = raw >= 0 and raw or nil, len = 0, stale = 0, exists = raw ~= -2, markers = 0 }
   if raw == -2 then return log end
   local len = typed('ZCARD', key)
+  local last = call('ZRANGE', key, '-1', '-1', 'WITHSCORES')
+  if last[2] == 'inf' then
+    log.markers = zcount(key, '+inf', '+inf')
+    len = len - log.markers
+    log.blocked_until = block_member_end(last[1])
+    local m = fmt(log.markers)
+    last = len > 0 and call('ZREVRANGE', key, m, m, 'WITHSCORES') or {}
+  end
   log.expired = log.expiry ~= nil and log.expiry <= now
   if log.expired then return log end
   log.len = len
   if log.len > 0 then
     log.stale = zcount(key, '-inf', fmt(cutoff))
-    local newest = call('ZRANGE', key, '-1', '-1', 'WITHSCORES')
-    log.newest_score = newest[2]
-    log.newest_member = parse_int(newest[1])
+    log.newest_score = last[2]
+    log.newest_member = parse_int(last[1])
   end
   return log
 end
 
-local function slide_exact(key, req, record)
-  local now = server_ms()
+-- The log's writes, in the module's order: DEL, ZREMRANGEBYSCORE, ZADD the entries, ZREM an
+-- ended block's marker (after the entries, so the set never empties on the way), ZADD the new
+-- block's marker, PEXPIREAT.
+local function exact_apply(key, log, plan, now, cost)
+  if plan.discard then write(key, 'DEL', key) end
+  if plan.trim then write(key, 'ZREMRANGEBYSCORE', key, '-inf', fmt(plan.trim)) end
+  if plan.records then zadd_new(key, now, cost, next_member(log.newest_member)) end
+  if log.blocked_until and not plan.discard then
+    write(key, 'ZREM', key, 'block:' .. fmt(log.blocked_until))
+  end
+  if plan.block then write(key, 'ZADD', key, '+inf', 'block:' .. fmt(plan.block)) end
+  local exists = (log.exists and not plan.discard) or plan.records or plan.block
+  if plan.expire_at and exists then
+    write(key, 'PEXPIREAT', key, fmt(plan.expire_at))
+  end
+end
+
+-- What a recording call writes (slide.rs `decide_log`'s plan); the block is added after.
+local function exact_plan(key, log, records, newest_after, cutoff, largest_ms)
+  local plan = { records = records }
+  plan.discard = log.expired or (log.len > 0 and log.stale == log.len)
+  if not plan.discard and log.stale > 0 and log.stale * TRIM_FRACTION >= log.len then
+    plan.trim = cutoff
+    if log.stale > TRIM_STEP then
+      local s = score_at(call('ZRANGE', key, fmt(TRIM_STEP - 1), fmt(TRIM_STEP - 1), 'WITHSCORES'))
+      plan.trim = s and min(s, cutoff) or cutoff
+    end
+  end
+  plan.expire_at = newest_after and expiry_to_set(newest_after, largest_ms, (not plan.discard) and log.expiry or nil)
+  return plan
+end
+
+local function slide_exact(key, req, record, now)
   local windows, cost = req.windows, req.cost
   local largest = windows[#windows]
   local cutoff = now - largest.window_ms
@@ -604,7 +697,7 @@ local function slide_exact(key, req, record)
   local largest_remaining = remaining(largest.limit, counted_in_largest)
   local pairs = {}
   for i, w in ipairs(windows) do
-    pairs[i] = slide_check(key, now, w, cost, largest.window_ms, counted_in_largest, largest_remaining)
+    pairs[i] = slide_check(key, now, w, cost, largest.window_ms, counted_in_largest, largest_remaining, log.markers)
   end
   local records = record and all_room(pairs)
   -- Read as ms only when it counts: a hostile score that counts nowhere is no range error.
@@ -613,25 +706,37 @@ local function slide_exact(key, req, record)
   if records then newest_after = newest_counted and max(newest_counted, now) or now end
   settle(pairs, windows, records and cost, newest_after, now)
   local verdict = bind(pairs)
+  if log.blocked_until and log.blocked_until > now then return while_blocked(verdict, now, log.blocked_until) end
   if not record then return verdict end
 
-  local discard = log.expired or (log.len > 0 and log.stale == log.len)
-  local trim
-  if not discard and log.stale > 0 and log.stale * TRIM_FRACTION >= log.len then
-    trim = cutoff
-    if log.stale > TRIM_STEP then
-      local s = score_at(call('ZRANGE', key, fmt(TRIM_STEP - 1), fmt(TRIM_STEP - 1), 'WITHSCORES'))
-      trim = s and min(s, cutoff) or cutoff
-    end
+  local plan = exact_plan(key, log, records, newest_after, cutoff, largest.window_ms)
+  plan.block = block_starts(verdict, record, req, now)
+  if plan.block then
+    verdict = while_blocked(verdict, now, plan.block)
+    -- The key lives at least until the block ends.
+    local expiry = plan.expire_at or log.expiry
+    if expiry == nil or expiry < plan.block then plan.expire_at = plan.block end
   end
-  local expire_at = newest_after and expiry_to_set(newest_after, largest.window_ms, (not discard) and log.expiry or nil)
-  if discard then write(key, 'DEL', key) end
-  if trim then write(key, 'ZREMRANGEBYSCORE', key, '-inf', fmt(trim)) end
-  if records then zadd_new(key, now, cost, next_member(log.newest_member)) end
-  if expire_at and (records or (not discard and log.len > 0)) then
-    write(key, 'PEXPIREAT', key, fmt(expire_at))
+  if plan.discard or plan.trim or records or plan.expire_at or plan.block then
+    exact_apply(key, log, plan, now, cost)
   end
   return verdict
+end
+
+-- REFUND n: the n newest entries the largest window counts go (ZREM), none while a block is in
+-- force or when the log has expired. The reply is the peek of cost 1 that follows.
+local function slide_exact_refund(key, req, now)
+  local log = read_log(key, now, now - req.windows[#req.windows].window_ms)
+  if not (log.blocked_until and log.blocked_until > now) then
+    local take = min(log.len - min(log.stale, log.len), req.refund)
+    if take > 0 then
+      local newest = call('ZREVRANGE', key, fmt(log.markers), fmt(log.markers + take - 1))
+      for i = 1, #newest, MEMBERS_PER_ZADD do
+        write(key, 'ZREM', key, unpack(newest, i, min(i + MEMBERS_PER_ZADD - 1, #newest)))
+      end
+    end
+  end
+  return slide_exact(key, { windows = req.windows, cost = 1 }, false, now)
 end
 
 -- WINLIMIT.SLIDE ... BUCKET: a ring of buckets in a string (src/core/bucketed.rs,
@@ -699,10 +804,11 @@ end
 -- The stored ring's header, validated as the module validates it (same checks, same order).
 local function ring_header(bytes)
   local len = #bytes
-  if sub(bytes, 1, 8) ~= MAGIC or len % 8 ~= 0 or len < (HEADER_WORDS + 2) * 8 or (len / 8 - HEADER_WORDS) % 2 ~= 0 then
+  -- Whole slots, perhaps with BLOCK's word after them (the block's end).
+  if sub(bytes, 1, 8) ~= MAGIC or len % 8 ~= 0 or len < (HEADER_WORDS + 2) * 8 then
     invalid('the string is not a bucketed log')
   end
-  local slots = (len / 8 - HEADER_WORDS) / 2
+  local slots = floor((len / 8 - HEADER_WORDS) / 2)
   local b = word(bytes, W_BUCKET_MS)
   if b < 1 then invalid('bucket_ms is not positive') end
   if word(bytes, W_TOTAL) < 1 then invalid('total is not positive') end
@@ -712,6 +818,7 @@ local function ring_header(bytes)
     invalid('oldest and newest are not bucket starts in order')
   end
   if span(h) > slots then invalid('its buckets span more slots than it holds') end
+  if len / 8 > HEADER_WORDS + 2 * slots then h.blocked_until = exact_word(bytes, HEADER_WORDS + 2 * slots) end
   return h
 end
 
@@ -885,6 +992,7 @@ local function bucket_apply(key, bytes, plan, after, live, view, window_ms)
         change(start_word(j), start, word(bytes, start_word(j)))
         change(start_word(j) + 1, units, nil)
       end
+      if plan.block then change(start_word(live.slots), plan.block, nil) end
       write(key, 'BITFIELD', key, unpack(set))
     else
       local at = expire_at or ((not plan.discard) and plan.stored_expiry or nil)
@@ -892,17 +1000,20 @@ local function bucket_apply(key, bytes, plan, after, live, view, window_ms)
       set_with_expiry(key, whole_ring(plan, after, live, view, window_ms), at)
     end
     exists = true
+  elseif plan.block and live then
+    -- A block on a ring whose header stays: its word alone, after the last slot.
+    write(key, 'BITFIELD', key, 'SET', 'i64', '#' .. fmt(start_word(live.slots)), fmt(plan.block))
   end
   if expire_at and exists then write(key, 'PEXPIREAT', key, fmt(expire_at)) end
 end
 
-local function slide_bucketed(key, req, record)
+-- The stored ring, its expiry, and its header when it is live (checked against BUCKET b); the
+-- clock is read after the type check (nil now: read it), so WRONGTYPE comes before TIME's errors.
+local function read_ring(key, now, b)
   local raw = raw_expiry(key)
   -- Read even when expired: another type is WRONGTYPE whatever its expiry, as in the module.
   local bytes = raw ~= -2 and typed('GET', key) or nil
-  local now = server_ms()
-  local b, windows, cost = req.bucket_ms, req.windows, req.cost
-  local largest = windows[#windows]
+  now = now or server_ms()
   local stored_expiry = raw >= 0 and raw or nil
   local expired = stored_expiry ~= nil and stored_expiry <= now
   local h = nil
@@ -912,6 +1023,14 @@ local function slide_bucketed(key, req, record)
       fail('ERR BUCKET ' .. fmt(b) .. ' differs from the BUCKET ' .. fmt(h.bucket_ms) .. ' this key was written with')
     end
   end
+  return bytes, stored_expiry, expired, h, now
+end
+
+local function slide_bucketed(key, req, record, now)
+  local b, windows, cost = req.bucket_ms, req.windows, req.cost
+  local largest = windows[#windows]
+  local bytes, stored_expiry, expired, h
+  bytes, stored_expiry, expired, h, now = read_ring(key, now, b)
   local view = { units = function(s) return h and ring_units(bytes, h, s) or 0 end }
   local first_in_largest = first_counted(now, largest.window_ms, b)
   local counted_in_largest = counted_in(view, h, first_in_largest, b)
@@ -928,6 +1047,7 @@ local function slide_bucketed(key, req, record)
   local newest_end = newest_after and newest_after + b - 1
   settle(pairs, windows, plan.records and cost, newest_end, now)
   local verdict = bind(pairs)
+  if h and h.blocked_until and h.blocked_until > now then return while_blocked(verdict, now, h.blocked_until) end
   if not record then return verdict end
 
   plan.discard = expired or (h ~= nil and counted_in_largest == 0)
@@ -935,10 +1055,68 @@ local function slide_bucketed(key, req, record)
   local after = next_header(plan, live, view, now, b, first_in_largest, counted_in_largest, cost)
   plan.stored_expiry = stored_expiry
   plan.expire_at = newest_end and expiry_to_set(newest_end, largest.window_ms, (not plan.discard) and stored_expiry or nil)
-  if plan.discard or after or plan.expire_at then
+  plan.block = block_starts(verdict, record, req, now)
+  if plan.block then
+    verdict = while_blocked(verdict, now, plan.block)
+    -- The key lives at least until the block ends.
+    local expiry = plan.expire_at or stored_expiry
+    if expiry == nil or expiry < plan.block then plan.expire_at = plan.block end
+  end
+  if plan.discard or after or plan.expire_at or plan.block then
     bucket_apply(key, bytes, plan, after, live, view, largest.window_ms)
   end
   return verdict
+end
+
+-- The header after a refund (bucketed.rs `refund`): the total less what was taken, and the
+-- oldest and newest buckets still holding units. `emptied[s]`: a bucket the refund emptied.
+local function refunded_header(h, view, taken, emptied)
+  local oldest, newest = nil, h.newest
+  for i = 0, walk_steps(h.oldest, h.newest, h.bucket_ms) - 1 do
+    local s = h.oldest + i * h.bucket_ms
+    if not emptied[s] and view.units(s) > 0 then
+      oldest = oldest or s
+      newest = s
+    end
+  end
+  return { total = h.total - taken, oldest = oldest or h.oldest, newest = newest }
+end
+
+-- REFUND n: up to n units leave the newest buckets the largest window counts, rewritten in
+-- place (one BITFIELD), or the key deleted when none is left; nothing while a block is in
+-- force. The reply is the peek of cost 1 that follows.
+local function bucket_refund(key, req)
+  local b = req.bucket_ms
+  local bytes, _, _, h, now = read_ring(key, nil, b)
+  local view = { units = function(s) return ring_units(bytes, h, s) end }
+  local first = first_counted(now, req.windows[#req.windows].window_ms, b)
+  local left = h and min(req.refund, counted_in(view, h, first, b)) or 0
+  if left > 0 and not (h.blocked_until and h.blocked_until > now) then
+    local taken, set, emptied = left, {}, {}
+    local from = max(first, h.oldest)
+    for i = walk_steps(from, h.newest, b) - 1, 0, -1 do
+      local s = from + i * b
+      local units = view.units(s)
+      if units > 0 and left > 0 then
+        local t = min(units, left)
+        emptied[s], left = units == t, left - t
+        local k = start_word(slot_of(s, b, h.slots)) + 1
+        set[#set + 1] = 'SET'; set[#set + 1] = 'i64'; set[#set + 1] = '#' .. fmt(k); set[#set + 1] = fmt(units - t)
+      end
+    end
+    if h.total - taken <= 0 then
+      write(key, 'DEL', key)
+    else
+      local after = refunded_header(h, view, taken, emptied)
+      for _, f in ipairs({ { W_TOTAL, 'total' }, { W_OLDEST, 'oldest' }, { W_NEWEST, 'newest' } }) do
+        if after[f[2]] ~= h[f[2]] then
+          set[#set + 1] = 'SET'; set[#set + 1] = 'i64'; set[#set + 1] = '#' .. fmt(f[1]); set[#set + 1] = fmt(after[f[2]])
+        end
+      end
+      write(key, 'BITFIELD', key, unpack(set))
+    end
+  end
+  return slide_bucketed(key, { windows = req.windows, cost = 1, bucket_ms = b }, false, now)
 end
 
 -- BUCKET b: 1..smallest window, and the largest window spans at most 1,000 buckets.
@@ -965,21 +1143,28 @@ local function slide_max_limit(args, from)
 end
 
 local SLIDE_OPTIONS = {
-  COST = function(o, req) req.cost = parse_cost(value(o, 'COST')) end,
+  COST = function(o, req)
+    req.cost, req.cost_given = parse_cost(value(o, 'COST')), true
+  end,
+  REFUND = EXTRAS.REFUND,
+  BLOCK = EXTRAS.BLOCK,
   BUCKET = function(o, req) req.bucket_ms = parse_bucket_ms(value(o, 'BUCKET'), req.windows) end,
 }
 
 local function parse_slide(args)
   local windows, from = parse_windows(args, slide_max_limit)
-  return parse_options(args, from, { windows = windows, cost = 1 }, SLIDE_OPTIONS, unknown_option)
+  return check_extras(parse_options(args, from, { windows = windows, cost = 1 }, SLIDE_OPTIONS, unknown_option))
 end
 
 local function slide(key, args, record)
   local req = parse_slide(args)
+  check_mode(req, record)
   if req.bucket_ms then
-    return slide_bucketed(key, req, record)
+    if record and req.refund then return bucket_refund(key, req) end
+    return slide_bucketed(key, req, record, nil)
   end
-  return slide_exact(key, req, record)
+  if record and req.refund then return slide_exact_refund(key, req, server_ms()) end
+  return slide_exact(key, req, record, server_ms())
 end
 
 -- WINLIMIT.FIXED (src/core/fixed.rs, src/redis/adapters/fixed.rs) -------------------------------
@@ -990,6 +1175,8 @@ end
 
 local FIXED_OPTIONS = {
   COST = SLIDE_OPTIONS.COST,
+  REFUND = EXTRAS.REFUND,
+  BLOCK = EXTRAS.BLOCK,
   ALIGN = function(o, req)
     once(o, 'ALIGN')
     req.align = true
@@ -1002,7 +1189,7 @@ local function parse_fixed(args)
     fail('ERR WINLIMIT.FIXED takes one window_ms limit pair')
   end
   local req = { window_ms = windows[1].window_ms, limit = windows[1].limit, cost = 1, align = false }
-  return parse_options(args, from, req, FIXED_OPTIONS, unknown_option)
+  return check_extras(parse_options(args, from, req, FIXED_OPTIONS, unknown_option))
 end
 
 -- The counter (nil when missing): a canonical non-negative integer, as INCRBY takes it.
@@ -1016,12 +1203,12 @@ local function read_counter(key)
   return { count = count, expires_at = expires_at(key) }
 end
 
-local function fixed(key, args, record)
-  local req = parse_fixed(args)
-  local stored = read_counter(key)
-  local now = server_ms()
-  local live = stored
-  if stored and stored.expires_at and stored.expires_at <= now then live = nil end
+-- A counter above every limit is a block (fixed.rs BLOCKED): every call is rejected until the
+-- key expires, and it is told apart from a full window.
+local FIXED_BLOCKED = FIXED_MAX_LIMIT + 1
+
+-- The counter's own decision at now: the verdict, the window's end, whether it records.
+local function fixed_count(req, record, live, now)
   local window_end
   if live and live.expires_at then
     window_end = live.expires_at
@@ -1039,7 +1226,11 @@ local function fixed(key, args, record)
   local retry = allowed and 0 or (never and NEVER or time_left)
   local verdict = { allowed and 1 or 0, req.limit, remaining(req.limit, count_after), retry,
     count_after > 0 and time_left or 0 }
-  if not record then return verdict end
+  if live and live.count > FIXED_MAX_LIMIT then verdict = while_blocked(verdict, now, window_end) end
+  return verdict, window_end, records
+end
+
+local function fixed_write(key, req, live, records, window_end)
   local missing_expiry = live ~= nil and live.expires_at == nil
   if records and live == nil then
     set_with_expiry(key, fmt(req.cost), window_end)
@@ -1049,6 +1240,38 @@ local function fixed(key, args, record)
   elseif missing_expiry then
     write(key, 'PEXPIREAT', key, fmt(window_end))
   end
+end
+
+-- REFUND n: the live counter down by n, not below 0, its expiry kept (INCRBY -by); a blocked
+-- or missing one is left as it is. The reply is the peek of cost 1 that follows.
+local function fixed_refund(key, req, live, now)
+  if live and live.count > 0 and live.count <= FIXED_MAX_LIMIT then
+    local count = max(live.count - req.refund, 0)
+    write(key, 'INCRBY', key, fmt(count - live.count))
+    live = { count = count, expires_at = live.expires_at }
+  end
+  local peek = { window_ms = req.window_ms, limit = req.limit, cost = 1, align = req.align }
+  return (fixed_count(peek, false, live, now))
+end
+
+local function fixed(key, args, record)
+  local req = parse_fixed(args)
+  check_mode(req, record)
+  local stored = read_counter(key)
+  local now = server_ms()
+  local live = stored
+  if stored and stored.expires_at and stored.expires_at <= now then live = nil end
+  if record and req.refund then return fixed_refund(key, req, live, now) end
+  local verdict, window_end, records = fixed_count(req, record, live, now)
+  local blocked = live and live.count > FIXED_MAX_LIMIT
+  local till = not blocked and block_starts(verdict, record, req, now)
+  if till then
+    -- One expiry holds the block and the window: the later end.
+    local expire_at = max(till, window_end)
+    set_with_expiry(key, fmt(FIXED_BLOCKED), expire_at)
+    return while_blocked(verdict, now, expire_at)
+  end
+  if record then fixed_write(key, req, live, records, window_end) end
   return verdict
 end
 
@@ -1070,6 +1293,8 @@ end
 local GCRA_OPTIONS = {
   BURST = function(o, req) req.burst = value(o, 'BURST') end, -- checked once the limit is known
   COST = SLIDE_OPTIONS.COST,
+  REFUND = EXTRAS.REFUND,
+  BLOCK = EXTRAS.BLOCK,
 }
 
 -- GCRA takes no pairs: every other word is an unknown option.
@@ -1080,23 +1305,29 @@ end
 local function parse_gcra(args)
   if #args < 2 then range_error('period_ms', 1, MAX_WINDOW_MS) end
   local req = { period_ms = in_range(args[1], 'period_ms', 1, GCRA_MAX), limit = in_range(args[2], 'limit', 1, GCRA_MAX), cost = 1 }
-  parse_options(args, 3, req, GCRA_OPTIONS, unknown_word)
+  check_extras(parse_options(args, 3, req, GCRA_OPTIONS, unknown_word))
   -- Without BURST, the limit: a full refill of `limit` units takes period_ms <= 10^12 ms.
   req.burst = req.burst and in_range(req.burst, 'BURST', 1, max_burst(req.limit, req.period_ms)) or req.limit
   return req
 end
 
--- The stored TAT `gcra:<ms>:<rem>:<den>`; anything else is refused.
+-- The stored TAT `gcra:<ms>:<rem>:<den>`, or blocked `gcra:<ms>:<rem>:<den>:<end_ms>` (also
+-- returned, any i64); anything else is refused.
 -- `limit_text` is the call's limit as given (canonical, as parsed): a state written with the
 -- same limit, the common case, needs its den not parsed.
 local function decode_tat(value, limit, limit_text)
   local ms, rem, den = value:match('^gcra:([^:]*):([^:]*):([^:]*)$')
+  local till = true
+  if not ms then
+    ms, rem, den, till = value:match('^gcra:([^:]*):([^:]*):([^:]*):([^:]*)$')
+    till = till and parse_int(till)
+  end
   ms, rem = ms and parse_int(ms), rem and parse_int(rem)
   if den == limit_text then den = limit else den = den and parse_int(den) end
-  if not (ms and rem and den) or den < 1 or den > GCRA_MAX or rem < 0 or rem >= den then
+  if not (ms and rem and den and till) or den < 1 or den > GCRA_MAX or rem < 0 or rem >= den then
     fail('ERR this key holds no GCRA state')
   end
-  return ms, rem, den
+  return ms, rem, den, till ~= true and till or nil
 end
 
 -- How far the TAT lies ahead of now, in units of 1 / limit ms (0 when it has passed); a TAT
@@ -1111,33 +1342,68 @@ local function debt_of(ms, rem, den, now, l)
   return exact(exact(ms - now, 'the TAT of this key') * l + part, 'the TAT of this key')
 end
 
-local function gcra(key, args, record)
-  local req = parse_gcra(args)
-  local value = typed('GET', key) or nil
-  local ms, rem, den
-  if value then ms, rem, den = decode_tat(value, req.limit, args[2]) end
-  local now = server_ms()
+-- The bucket's own decision for a debt (how far the TAT lies ahead of now, in 1 / limit ms):
+-- the verdict and the debt after it.
+local function gcra_bucket(req, record, debt)
   local l, p = req.limit, req.period_ms
   local capacity = exact(req.burst * p, 'BURST * period_ms')
-  local debt = value and debt_of(ms, rem, den, now, l) or 0
   local function whole_units(d)
     return min(idiv(max(capacity - d, 0), p), req.burst)
   end
   if req.cost > req.burst then
-    return { 0, req.burst, whole_units(debt), NEVER, div_ceil(debt, l) }
+    return { 0, req.burst, whole_units(debt), NEVER, div_ceil(debt, l) }, debt
   end
   local cost = req.cost * p
   local allowed = debt + cost <= capacity
-  local records = allowed and record
-  local debt_after = records and debt + cost or debt
-  local verdict = { allowed and 1 or 0, req.burst, whole_units(debt_after),
-    allowed and 0 or div_ceil(exact(debt + cost, 'the TAT of this key') - capacity, l), div_ceil(debt_after, l) }
-  if records then
-    local whole = idiv(debt_after, l)
-    local ms, rem = now + whole, debt_after - whole * l
-    -- args[2] is the limit's canonical text: one format call writes the state.
-    set_with_expiry(key, format('gcra:%d:%d:%s', ms, rem, args[2]), rem ~= 0 and ms + 1 or ms)
+  local debt_after = (allowed and record) and debt + cost or debt
+  return { allowed and 1 or 0, req.burst, whole_units(debt_after),
+    allowed and 0 or div_ceil(exact(debt + cost, 'the TAT of this key') - capacity, l), div_ceil(debt_after, l) }, debt_after
+end
+
+-- SET the TAT now + debt (args[2], the limit's canonical text, its den), expiring when the
+-- TAT has come, with the block's end when one is set.
+local function gcra_store(key, args, debt, l, now, till)
+  local whole = idiv(debt, l)
+  local ms, rem = now + whole, debt - whole * l
+  local value = format('gcra:%d:%d:%s', ms, rem, args[2])
+  if till then value = value .. ':' .. fmt(till) end
+  set_with_expiry(key, value, rem ~= 0 and ms + 1 or ms)
+end
+
+-- REFUND n: the TAT back by n emission intervals, never before now (a full bucket: the key
+-- goes); a block in force is left as it is. The reply is the peek of cost 1 that follows.
+local function gcra_refund(key, args, req, debt, blocked_until, now)
+  local peek = { period_ms = req.period_ms, limit = req.limit, burst = req.burst, cost = 1 }
+  if not blocked_until and debt > 0 then
+    debt = max(debt - req.refund * req.period_ms, 0)
+    if debt == 0 then write(key, 'DEL', key) else gcra_store(key, args, debt, req.limit, now, nil) end
   end
+  local verdict = gcra_bucket(peek, false, debt)
+  return blocked_until and while_blocked(verdict, now, blocked_until) or verdict
+end
+
+local function gcra(key, args, record)
+  local req = parse_gcra(args)
+  check_mode(req, record)
+  local value = typed('GET', key) or nil
+  local ms, rem, den, till
+  if value then ms, rem, den, till = decode_tat(value, req.limit, args[2]) end
+  local now = server_ms()
+  local debt = value and debt_of(ms, rem, den, now, req.limit) or 0
+  local blocked_until = till and till > now and till or nil
+  if record and req.refund then return gcra_refund(key, args, req, debt, blocked_until, now) end
+  local verdict, debt_after = gcra_bucket(req, record, debt)
+  if blocked_until then return while_blocked(verdict, now, blocked_until) end
+  local block_till = block_starts(verdict, record, req, now)
+  if block_till then
+    -- The TAT pushed so that the next unit arrives when the block ends.
+    local pushed = exact(exact(req.block_ms * req.limit, 'the TAT of this key') + (req.burst - 1) * req.period_ms,
+      'the TAT of this key')
+    local blocked_debt = max(debt, pushed)
+    gcra_store(key, args, blocked_debt, req.limit, now, block_till)
+    return while_blocked((gcra_bucket(req, false, blocked_debt)), now, block_till)
+  end
+  if verdict[1] == 1 and record then gcra_store(key, args, debt_after, req.limit, now, nil) end
   return verdict
 end
 

@@ -5,11 +5,9 @@ import time
 
 import pytest
 
-from kit import editions
 from kit.commands import call
 from kit.keyspace import pexpiretime, server_ms
 
-pytestmark = editions.module_only("BLOCK is not in the library yet (issue 28's Lua half)")
 
 MS = 600  # the block: short, so a test polls its end
 

@@ -149,15 +149,8 @@ def cases():
     return out
 
 
-def recording_only(args):
-    """Marks for a case that gives REFUND or BLOCK: the library takes them with issue 28's
-    Lua half; until then they are the module's."""
-    given = any(str(a).upper() in ("REFUND", "BLOCK") for a in args)
-    return [editions.module_only("REFUND and BLOCK are not in the library yet")] if given else []
-
-
 @pytest.mark.parametrize("command,args,expected", [
-    pytest.param(c, args, expected, id=" ".join(map(repr, [c.short, *args])), marks=recording_only(args))
+    pytest.param(c, args, expected, id=" ".join(map(repr, [c.short, *args])))
     for c, args, expected in cases()])
 def test_bad_input_gets_exact_error_and_changes_nothing(server, r, command, args, expected):
     populate(r)

@@ -15,7 +15,7 @@ HOUR = 3_600_000
 # PEXPIRETIME, and ACL refuses the name).
 READS = ("+time +type +pttl" if REDIS_62 else "+time +type +pexpiretime") + \
     " +get +zcard +zcount +zrange +zrangebyscore +zrevrange"
-WRITES = "+set +incr +incrby +bitfield +zadd +zremrangebyscore +del +pexpireat"
+WRITES = "+set +incr +incrby +bitfield +zadd +zrem +zremrangebyscore +del +pexpireat"
 CALLS = "+evalsha" if REDIS_62 else "+fcall +fcall_ro"
 CALLS_RO = "+evalsha" if REDIS_62 else "+fcall_ro"
 CALLS_EVERY = [("winlimit.slide", (HOUR, 5)), ("winlimit.slide", (HOUR, 5, "BUCKET", 3600)),
@@ -34,6 +34,18 @@ def test_a_user_with_the_readme_rules_runs_every_function(server, r):
         for _ in range(2):  # a new key, then a key to update
             assert library.call(limited, command, "rl:" + command + str(len(args)), *args)[0] == 1
         assert library.call(limited, command + "_ro", "rl:" + command + str(len(args)), *args)[2] == 3
+
+
+def test_a_user_with_the_readme_rules_refunds_and_blocks(server, r):
+    library = Library(r, scripts=REDIS_62)
+    limited = user_client(server, "limiter", f"{CALLS} {READS} {WRITES}")
+    for command, args in CALLS_EVERY:
+        key = "rl:extras:" + command + str(len(args))
+        for _ in range(3):
+            library.call(limited, command, key, *args)
+        assert library.call(limited, command, key, *args, "REFUND", 1)[:3] == [1, 5, 3]
+        assert library.call(limited, command, key, *args, "COST", 3)[0] == 1
+        assert library.call(limited, command, key, *args, "BLOCK", 10 * HOUR)[:4] == [0, 5, 0, 10 * HOUR]
 
 
 def test_a_read_only_user_peeks_with_the_read_rules(server, r):

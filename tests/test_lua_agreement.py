@@ -34,7 +34,10 @@ NOT_INTEGERS = ["007", "-0", "+1", "1e3", "0x10", " 12", "12 ", "", "abc", "1.5"
 OUT_OF_RANGE = [0, -1, MAX + 1, 2**53, 2**53 + 1, 2**63 - 1, -2**63]
 LIMITS = [0, 1, 2, 3, 5, 10, 99, 9_999, 10_000, 10_001, 10**6, MAX, MAX + 1, 2**53 + 1]
 COSTS = [1, 1, 2, 3, 5, 10, 9_999, 10_000, 10_001, 10**6, MAX, 2**53 + 1, 2**63 - 1, 0, -1, "x", "007"]
-WORDS = ["cost", "Cost", "BUCKET", "bucket", "ALIGN", "align", "BURST", "burst", "WAIT", "5", "-5", "é\x01"]
+WORDS = ["cost", "Cost", "BUCKET", "bucket", "ALIGN", "align", "BURST", "burst", "WAIT", "5", "-5", "é\x01",
+         "REFUND", "refund", "BLOCK", "Block"]
+# Values with a word: COST's pool serves REFUND and BLOCK too (1 to 10^12, and past it).
+VALUED = ("COST", "BUCKET", "BURST", "REFUND", "BLOCK")
 
 
 def pick(rng, good, bad_share=0.08):
@@ -57,7 +60,7 @@ def extras(rng, words):
     for _ in range(rng.choice([0, 0, 1, 1, 2, 3])):
         word = rng.choice(words)
         out.append(word)
-        if word.upper() in ("COST", "BUCKET", "BURST") and rng.random() < 0.95:
+        if word.upper() in VALUED and rng.random() < 0.95:
             out.append(None)  # the value, filled in by the caller, who knows the windows
     return out
 

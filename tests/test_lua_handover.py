@@ -6,13 +6,15 @@ one edition alone would have stored.
 
 Windows and periods are an hour or more, so no unit leaves them during a test."""
 
+import random
+
 import pytest
 
 from kit import editions
 from kit.bucket_layout import bucket_log
 from kit.lua_library import Library
 from kit.keyspace import copy_key, pexpiretime
-from kit.server import IS_VALKEY, REDIS_62, module_path
+from kit.server import IS_VALKEY, REDIS_60, REDIS_62, module_path
 
 pytestmark = editions.module_only("it loads the module and the library itself, on one server: one run, in the module edition")
 
@@ -148,3 +150,163 @@ def test_a_gcra_state_written_with_another_limit_reads_alike(server):
                     break
                 r.delete("m", "l")
     assert checked == 10
+
+
+# REFUND and BLOCK across the editions: a limit of 3 in an hour, per algorithm.
+EXTRAS_SCENARIOS = {
+    "exact log": ("winlimit.slide", (HOUR, 3)),
+    "bucket": ("winlimit.slide", (HOUR, 3, "BUCKET", 60_000)),
+    "fixed": ("winlimit.fixed", (HOUR, 3)),
+    "gcra": ("winlimit.gcra", (HOUR, 3)),
+}
+# Longer than any wait the algorithms give within an hour's window: a blocked reply's
+# retry_after_ms is the time left in the block.
+BLOCK_MS = 10 * HOUR
+EDITIONS = ["module", "library"]
+
+
+def ms_of(time_reply):
+    return time_reply[0] * 1000 + time_reply[1] // 1000
+
+
+def twins(r, library, source, command, *args):
+    """The same call by the module on a copy of `source` and by the library on another, in one
+    ms from the copies to the reads (retried until it is): (module reply, library reply), each
+    with the copy's value and absolute expiry after the call. Only the server clock differs
+    between runs, so within one ms both editions must answer and store alike."""
+    for _ in range(200):  # a loaded machine may stretch many tries past a ms
+        r.delete("m", "l")
+        started = r.time()
+        pipe = r.pipeline(transaction=False)
+        if REDIS_60:  # no COPY: DUMP and RESTORE, which a key expiring meanwhile may miss
+            at, value = pexpiretime(r, source), r.dump(source)
+            for key in ("m", "l"):
+                if value is not None and at != -2:
+                    r.restore(key, max(at, 0), value, absttl=at > 0)
+        else:
+            pipe.copy(source, "m").copy(source, "l")
+        pipe.execute_command(command, "m", *args)
+        pipe.execute_command(*library.args(command, "l", *args))
+        pipe.dump("m").dump("l")
+        for key in ("m", "l"):
+            pipe.pttl(key) if REDIS_62 else pipe.execute_command("PEXPIRETIME", key)
+        pipe.time()
+        results = pipe.execute(raise_on_error=False)
+        module_reply, library_reply, m_dump, l_dump, m_exp, l_exp, ended = results[-7:]
+        if ms_of(started) == ms_of(ended):
+            return (module_reply, m_dump, m_exp), (library_reply, l_dump, l_exp)
+    raise AssertionError("no two calls ran within one ms in 200 tries")
+
+
+@pytest.fixture
+def editions_on(server):
+    """The server with the library and the module loaded: a call by each edition by name."""
+    r = server.client
+    library = Library(r, scripts=REDIS_62)
+    r.execute_command("MODULE", "LOAD", module_path())
+    return r, {"module": lambda *a: r.execute_command(*a), "library": lambda *a: library.call(r, *a)}, library
+
+
+@pytest.mark.parametrize("scenario", EXTRAS_SCENARIOS)
+@pytest.mark.parametrize("blocker", EDITIONS)
+def test_a_block_set_by_one_edition_holds_when_the_other_serves_the_key(editions_on, scenario, blocker):
+    r, call, _ = editions_on
+    command, args = EXTRAS_SCENARIOS[scenario]
+    other = EDITIONS[1 - EDITIONS.index(blocker)]
+    for _ in range(3):
+        call[blocker](command, "k", *args)
+    started = ms_of(r.time())
+    reply = call[blocker](command, "k", *args, "BLOCK", BLOCK_MS)
+    assert reply[:4] == [0, 3, 0, BLOCK_MS], "rejected, and the block's whole length to wait"
+    blocked = r.dump("k")
+    # The other edition, mid-block: a recording call, a BLOCK, a refund, a peek are all
+    # rejected with the time left in the block, and none of them writes (nor extends it).
+    for extra in ((), ("BLOCK", BLOCK_MS), ("REFUND", 3)):
+        reply = call[other](command, "k", *args, *extra)
+        left = BLOCK_MS - (ms_of(r.time()) - started)
+        assert reply[0] == 0 and reply[2] == 0 and left <= reply[3] <= BLOCK_MS, (extra, reply)
+        assert r.dump("k") == blocked, extra
+    peek = call[other](command + "_ro", "k", *args)
+    assert peek[0] == 0 and peek[3] >= BLOCK_MS - (ms_of(r.time()) - started)
+    r.delete("k")
+    assert call[other](command, "k", *args)[:3] == [1, 3, 2], "DEL lifts the block"
+
+
+@pytest.mark.parametrize("scenario", EXTRAS_SCENARIOS)
+@pytest.mark.parametrize("writer", EDITIONS)
+def test_both_editions_block_and_serve_a_blocked_key_alike(editions_on, scenario, writer):
+    """On a key at its limit written by either edition, the blocking call stores the same bytes
+    and expiry in both; on the key it blocked, every call answers alike and writes nothing."""
+    r, call, library = editions_on
+    command, args = EXTRAS_SCENARIOS[scenario]
+    for key in ("full", "blocked"):
+        for _ in range(3):
+            call[writer](command, key, *args)
+    module, lib = twins(r, library, "full", command, *args, "BLOCK", BLOCK_MS)
+    assert module == lib and module[0][:4] == [0, 3, 0, BLOCK_MS], (module, lib)
+    call[writer](command, "blocked", *args, "BLOCK", BLOCK_MS)
+    for extra in ((), ("COST", 2), ("BLOCK", 5), ("REFUND", 1)):
+        module, lib = twins(r, library, "blocked", command, *args, *extra)
+        assert module == lib and module[0][0] == 0 and module[1] == r.dump("blocked"), (extra, module, lib)
+
+
+@pytest.mark.parametrize("scenario", EXTRAS_SCENARIOS)
+@pytest.mark.parametrize("recorder", EDITIONS)
+def test_a_refund_by_either_edition_of_units_the_other_recorded_is_the_same(editions_on, scenario, recorder):
+    """Units recorded by one edition, refunded by each: the same reply (the peek that follows,
+    with the units back) and the same stored bytes and expiry."""
+    r, call, library = editions_on
+    command, args = EXTRAS_SCENARIOS[scenario]
+    call[recorder](command, "src", *args, "COST", 2)
+    for n in (1, 2, 5):
+        module, lib = twins(r, library, "src", command, *args, "REFUND", n)
+        assert module == lib, (n, module, lib)
+        assert module[0][:3] == [1, 3, min(3, 1 + n)], (n, module)
+
+
+def random_scenario(rng):
+    """Short windows and blocks (a few to a few hundred ms), so entries leave, windows end and
+    blocks run out while a history goes on."""
+    w, limit = rng.choice([5, 20, 60, 300]), rng.randint(1, 4)
+    return rng.choice([
+        ("winlimit.slide", (w, limit)),
+        ("winlimit.slide", (w, limit, 3 * w, limit + 2)),
+        ("winlimit.slide", (w, limit, "BUCKET", max(1, w // rng.choice([1, 3, 10])))),
+        ("winlimit.slide", (w, limit, 3 * w, limit + 2, "BUCKET", max(1, w // 5))),
+        ("winlimit.fixed", (w, limit)),
+        ("winlimit.fixed", (w, limit, "ALIGN")),
+        ("winlimit.gcra", (w, limit)),
+        ("winlimit.gcra", (w, limit, "BURST", limit + 2)),
+    ])
+
+
+def random_options(rng):
+    return rng.choice([(), (), ("COST", rng.randint(1, 5)), ("REFUND", rng.randint(1, 5)),
+                       ("BLOCK", rng.randint(1, 40)), ("COST", rng.randint(1, 3), "BLOCK", rng.randint(1, 40))])
+
+
+def test_random_histories_with_refunds_and_blocks_are_answered_and_stored_alike(editions_on):
+    """Random calls with REFUND, BLOCK and COST on one key, by either edition in turn: before
+    each, the same call by both on copies of the key answers and stores alike (a block started,
+    in force, or ended; refunds of units either recorded)."""
+    r, call, library = editions_on
+    rng = random.Random(28)
+    seen = set()
+    for history in range(60):
+        command, args = random_scenario(rng)
+        r.delete("src")
+        for _ in range(25):
+            options = random_options(rng)
+            peek = rng.random() < 0.1 and "REFUND" not in options and "BLOCK" not in options
+            name = command + "_ro" if peek else command
+            before = r.dump("src")
+            module, lib = twins(r, library, "src", name, *args, *options)
+            assert module == lib, (history, command, args, options, before, module, lib)
+            if "BLOCK" in options and module[0][0] == 0 and module[0][3] == options[-1]:
+                seen.add("a block started")
+            if "REFUND" in options and module[1] != before:
+                seen.add("a refund changed the key")
+            if "BLOCK" not in options and module[0][0] == 0 and module[0][2] == 0:
+                seen.add("rejected")
+            call[rng.choice(EDITIONS)](name, "src", *args, *options)
+    assert seen == {"a block started", "a refund changed the key", "rejected"}, seen

@@ -3,11 +3,9 @@ and replies what the _RO peek of cost 1 answers right after."""
 
 import pytest
 
-from kit import editions
 from kit.commands import call
 from kit.keyspace import pexpiretime, server_ms
 
-pytestmark = editions.module_only("REFUND is not in the library yet (issue 28's Lua half)")
 
 W = 60000  # long enough that nothing leaves a window or refills a unit during a test
 

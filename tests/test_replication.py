@@ -61,8 +61,7 @@ def workload(r):
     for cmd, key in [("slide_ro", "s:basic"), ("slide_ro", "s:ro"), ("fixed_ro", "f:basic"),
                      ("fixed_ro", "f:ro")]:
         call(r, cmd, key, W, 5)
-    if not editions.LIBRARY:  # the library takes REFUND and BLOCK with issue 28's Lua half
-        refund_and_block(r)
+    refund_and_block(r)
 
 
 # Each algorithm's arguments for the REFUND and BLOCK keys: a limit of 2.
@@ -89,8 +88,7 @@ WORKLOAD_KEYS = sorted(k.encode() for k in [
     "s:basic", "s:cost", "s:bigcost", "s:burst", "s:trim", "s:trimrej", "s:pairs",
     "b:basic", "b:big", "b:trim", "b:huge", "g:basic", "g:frac",
     "f:basic", "f:align", "f:heal", "f:healrej", "f:healalign", "f:cost",
-    *([] if editions.LIBRARY else
-      [*(f"{prefix}:{key}" for prefix in REFUND_BLOCK for key in ("refund", "block")), "f:refundall"])])
+    *(f"{prefix}:{key}" for prefix in REFUND_BLOCK for key in ("refund", "block")), "f:refundall"])
 
 
 def test_workload_creates_the_expected_keys(r):
@@ -162,15 +160,14 @@ def test_calls_that_change_nothing_propagate_nothing(start_server):
         call(r, cmd, "s" if cmd == "slide_ro" else "f", W, 5)
         call(r, cmd, "new", W, 5)
     assert aof_size(r) == size
-    if not editions.LIBRARY:  # the library takes REFUND and BLOCK with issue 28's Lua half
-        for command in ("slide", "fixed", "gcra"):
-            call(r, command, "new", W, 3, "REFUND", 1)  # a refund on a missing key
-        assert aof_size(r) == size
-        call(r, "fixed", "f", W, 3, "BLOCK", W)         # a block is written...
-        size = aof_size(r)
-        call(r, "fixed", "f", W, 3, "BLOCK", W)         # ...but not a rejection during it
-        call(r, "fixed", "f", W, 3, "REFUND", 2)        # nor a refund during it
-        assert aof_size(r) == size
+    for command in ("slide", "fixed", "gcra"):
+        call(r, command, "new", W, 3, "REFUND", 1)  # a refund on a missing key
+    assert aof_size(r) == size
+    call(r, "fixed", "f", W, 3, "BLOCK", W)         # a block is written...
+    size = aof_size(r)
+    call(r, "fixed", "f", W, 3, "BLOCK", W)         # ...but not a rejection during it
+    call(r, "fixed", "f", W, 3, "REFUND", 2)        # nor a refund during it
+    assert aof_size(r) == size
     call(r, "slide", "s", W, 10)                    # control: an accepted call is written
     assert aof_size(r) > size
 

@@ -12,11 +12,6 @@ import Fastify from "fastify";
 import { rateLimit } from "winlimit/express";
 import { winlimitHook, winlimitPlugin } from "winlimit/fastify";
 import { redisForFile } from "./support/fixture.mjs";
-import { BACKEND } from "./support/servers.mjs";
-
-// REFUND and BLOCK are the module's so far: the Lua library (functions, scripts) gains them in
-// its own half of issue 28, and this file then runs on every backend.
-const skip = BACKEND !== "module" && "the Lua library has no REFUND/BLOCK yet";
 
 const W = 60_000;
 const LIMIT = 2;
@@ -81,7 +76,7 @@ async function times(n, f) {
 }
 
 for (const framework of Object.keys(APPS)) {
-  describe(framework, { skip }, () => {
+  describe(framework, () => {
     test("count failures: only failures use up the limit", async () => {
       await served(framework, { count: "failures" }, async (get) => {
         assert.deepEqual(await times(5, () => get("ok")), [200, 200, 200, 200, 200]);

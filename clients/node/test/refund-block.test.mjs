@@ -6,11 +6,6 @@ import { after, before, describe, test } from "node:test";
 import { Limiter } from "winlimit";
 import { LIBRARIES } from "./support/clients.mjs";
 import { redisForFile } from "./support/fixture.mjs";
-import { BACKEND } from "./support/servers.mjs";
-
-// REFUND and BLOCK are the module's so far: the Lua library (functions, scripts) gains them in
-// its own half of issue 28, and this file then runs on every backend.
-const skip = BACKEND !== "module" && "the Lua library has no REFUND/BLOCK yet";
 
 const W = 60_000;
 const BLOCK = 900_000;
@@ -33,7 +28,7 @@ const METHODS = {
 const { plain } = LIBRARIES["node-redis 6"];
 
 for (const [method, call] of Object.entries(METHODS)) {
-  describe(method, { skip }, () => {
+  describe(method, () => {
     let limiter;
     let connection;
     before(async () => {
@@ -108,7 +103,7 @@ for (const [method, call] of Object.entries(METHODS)) {
   });
 }
 
-test("a refund forgets the key's cached rejections", { skip }, async () => {
+test("a refund forgets the key's cached rejections", async () => {
   const connection = await plain(ctx.server.port);
   try {
     const limiter = new Limiter(connection.client, { cacheRejections: true });
@@ -122,7 +117,7 @@ test("a refund forgets the key's cached rejections", { skip }, async () => {
   }
 });
 
-test("the limiter's blockMs is every recording call's default", { skip }, async () => {
+test("the limiter's blockMs is every recording call's default", async () => {
   const connection = await plain(ctx.server.port);
   try {
     const limiter = new Limiter(connection.client, { blockMs: BLOCK });

@@ -5,7 +5,6 @@ that count use up the limit; a handler that raises is a failure; block_ms= block
 Each app has one route, `/login?as=ok|bad|raise`: 200, 401, or an exception."""
 
 import contextlib
-import os
 
 import pytest
 from fastapi import Depends, FastAPI, HTTPException, Query
@@ -16,11 +15,6 @@ from starlette.routing import Route
 import test_asgi
 import test_wsgi
 from winlimit import asgi, wsgi
-
-# REFUND and BLOCK are the module's so far: the Lua library (functions, scripts) gains them in
-# its own half of issue 28, and this file then runs on every backend.
-pytestmark = pytest.mark.skipif(os.environ.get("WINLIMIT_CLIENT_BACKEND", "module") != "module",
-                                reason="the Lua library has no REFUND/BLOCK yet")
 
 W = 60_000
 LIMIT = 2

@@ -2,17 +2,11 @@
 over the sync and the asyncio client (`flavour`): the option reaches the server as REFUND /
 BLOCK and the decision is the server's."""
 
-import os
 
 import pytest
 import redis
 
 from kit.keyspace import pexpiretime, server_ms
-
-# REFUND and BLOCK are the module's so far: the Lua library (functions, scripts) gains them in
-# its own half of issue 28, and this file then runs on every backend.
-pytestmark = pytest.mark.skipif(os.environ.get("WINLIMIT_CLIENT_BACKEND", "module") != "module",
-                                reason="the Lua library has no REFUND/BLOCK yet")
 
 W = 60_000
 BLOCK = 900_000
