@@ -411,8 +411,16 @@ fn refund_cases(name: &str, base: &[&str]) -> Vec<Case> {
     vec![
         run(
             format!("{name} refund: after accepted units, then beyond what is held"),
-            vec![call(0, &[]), call(10, &[]), call(20, &[]), call(30, &["REFUND", "1"]), call(40, &[]),
-                 call(50, &["REFUND", "5"]), peek(60), call(70, &["COST", "2"])],
+            vec![
+                call(0, &[]),
+                call(10, &[]),
+                call(20, &[]),
+                call(30, &["REFUND", "1"]),
+                call(40, &[]),
+                call(50, &["REFUND", "5"]),
+                peek(60),
+                call(70, &["COST", "2"]),
+            ],
         ),
         run(format!("{name} refund: on a missing key"), vec![call(0, &["REFUND", "1"]), peek(0), call(5, &[])]),
     ]
@@ -426,9 +434,20 @@ fn block_cases(name: &str, base: &[&str]) -> Vec<Case> {
     vec![
         run(
             format!("{name} block: started by a rejection, held, not extended, then over"),
-            vec![call(0, block), call(10, block), call(20, block), call(30, &[]), call(40, &["COST", "3"]),
-                 call(50, block), (EPOCH + 60, with(base, true, &[])), call(70, &["REFUND", "2"]),
-                 call(3019, &[]), call(3020, &[]), call(3020, &[]), call(3021, &[])],
+            vec![
+                call(0, block),
+                call(10, block),
+                call(20, block),
+                call(30, &[]),
+                call(40, &["COST", "3"]),
+                call(50, block),
+                (EPOCH + 60, with(base, true, &[])),
+                call(70, &["REFUND", "2"]),
+                call(3019, &[]),
+                call(3020, &[]),
+                call(3020, &[]),
+                call(3021, &[]),
+            ],
         ),
         run(
             format!("{name} block: a cost above the limit blocks nothing"),
@@ -436,9 +455,15 @@ fn block_cases(name: &str, base: &[&str]) -> Vec<Case> {
         ),
         run(
             format!("{name} errors: refund and block"),
-            vec![call(0, &["COST", "2", "REFUND", "1"]), call(0, &["REFUND", "1", "BLOCK", "10"]),
-                 (EPOCH, with(base, true, &["REFUND", "1"])), (EPOCH, with(base, true, &["BLOCK", "10"])),
-                 call(0, &["REFUND", "0"]), call(0, &["BLOCK", "0"]), call(0, &["BLOCK", "1000000000001"])],
+            vec![
+                call(0, &["COST", "2", "REFUND", "1"]),
+                call(0, &["REFUND", "1", "BLOCK", "10"]),
+                (EPOCH, with(base, true, &["REFUND", "1"])),
+                (EPOCH, with(base, true, &["BLOCK", "10"])),
+                call(0, &["REFUND", "0"]),
+                call(0, &["BLOCK", "0"]),
+                call(0, &["BLOCK", "1000000000001"]),
+            ],
         ),
     ]
 }
