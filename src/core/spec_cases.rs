@@ -43,22 +43,46 @@ impl Store {
         let bytes: Vec<&[u8]> = args.iter().map(|a| a.as_bytes()).collect();
         let mode = if command.ends_with("_RO") { Mode::Peek } else { Mode::Record };
         let verdict = match self {
-            Store::Log(log) => log.call(now, &slide::parse(&bytes, MAX_LIMIT).map_err(|e| e.to_string())?, mode),
+            Store::Log(log) => {
+                let request = slide_request(&bytes, mode)?;
+                match request.extras.refund.filter(|_| mode == Mode::Record) {
+                    Some(n) => log.refund(now, &request, n),
+                    None => log.call(now, &request, mode),
+                }
+            }
             Store::Buckets(hash) => {
-                let request = slide::parse(&bytes, MAX_LIMIT).map_err(|e| e.to_string())?;
+                let request = slide_request(&bytes, mode)?;
                 if let Err(StoredError::OtherBucket { stored }) = bucketed::decide(now, &request, mode, hash) {
                     let given = request.bucket_ms.unwrap_or(0);
                     return Err(format!(
                         "ERR BUCKET {given} differs from the BUCKET {stored} this key was written with"
                     ));
                 }
-                hash.call(now, &request, mode)
+                match request.extras.refund.filter(|_| mode == Mode::Record) {
+                    Some(n) => hash.refund(now, &request, n),
+                    None => hash.call(now, &request, mode),
+                }
             }
-            Store::Counter(counter) => counter.call(now, &fixed::parse(&bytes).map_err(|e| e.to_string())?, mode),
-            Store::Tat(key) => key.call(now, &gcra::parse(&bytes).map_err(|e| e.to_string())?, mode),
+            Store::Counter(counter) => {
+                let request = fixed::parse(&bytes).map_err(|e| e.to_string())?;
+                request.extras.check_mode(mode).map_err(|e| e.to_string())?;
+                counter.call(now, &request, mode)
+            }
+            Store::Tat(key) => {
+                let request = gcra::parse(&bytes).map_err(|e| e.to_string())?;
+                request.extras.check_mode(mode).map_err(|e| e.to_string())?;
+                key.call(now, &request, mode)
+            }
         };
         Ok(verdict.to_array())
     }
+}
+
+/// A SLIDE line parsed as the module parses it, REFUND and BLOCK refused on `_RO`.
+fn slide_request(bytes: &[&[u8]], mode: Mode) -> Result<slide::SlideRequest, String> {
+    let request = slide::parse(bytes, MAX_LIMIT).map_err(|e| e.to_string())?;
+    request.extras.check_mode(mode).map_err(|e| e.to_string())?;
+    Ok(request)
 }
 
 /// The module's reply, or its error text.
@@ -361,10 +385,107 @@ fn edges() -> Vec<Case> {
         .collect()
 }
 
+/// The command line of each algorithm the REFUND and BLOCK cases run, with a limit of 2.
+const EXTRA_BASES: &[(&str, &[&str])] = &[
+    ("slide", &["WINLIMIT.SLIDE", "1000", "2"]),
+    ("slide two windows", &["WINLIMIT.SLIDE", "100", "1", "1000", "2"]),
+    ("bucket", &["WINLIMIT.SLIDE", "1000", "2", "BUCKET", "100"]),
+    ("fixed", &["WINLIMIT.FIXED", "1000", "2"]),
+    ("gcra", &["WINLIMIT.GCRA", "1000", "2"]),
+    ("gcra burst", &["WINLIMIT.GCRA", "1000", "4", "BURST", "2"]),
+];
+
+/// `base` with `extra` options after it; `peek` makes it the `_RO` command.
+fn with(base: &[&str], peek: bool, extra: &[&str]) -> Vec<String> {
+    let mut line: Vec<String> = base.iter().chain(extra).map(|w| w.to_string()).collect();
+    if peek {
+        line[0].push_str("_RO");
+    }
+    line
+}
+
+/// REFUND: after accepted units, beyond what the key holds, on a missing key.
+fn refund_cases(name: &str, base: &[&str]) -> Vec<Case> {
+    let call = |at: i64, extra: &[&str]| (EPOCH + at, with(base, false, extra));
+    let peek = |at: i64| (EPOCH + at, with(base, true, &[]));
+    vec![
+        run(
+            format!("{name} refund: after accepted units, then beyond what is held"),
+            vec![
+                call(0, &[]),
+                call(10, &[]),
+                call(20, &[]),
+                call(30, &["REFUND", "1"]),
+                call(40, &[]),
+                call(50, &["REFUND", "5"]),
+                peek(60),
+                call(70, &["COST", "2"]),
+            ],
+        ),
+        run(format!("{name} refund: on a missing key"), vec![call(0, &["REFUND", "1"]), peek(0), call(5, &[])]),
+    ]
+}
+
+/// BLOCK: started by a rejection, calls during it (any cost, a refund, a peek), retries
+/// not extending it, the budget after it; a cost above the limit blocks nothing.
+fn block_cases(name: &str, base: &[&str]) -> Vec<Case> {
+    let call = |at: i64, extra: &[&str]| (EPOCH + at, with(base, false, extra));
+    let block: &[&str] = &["BLOCK", "3000"];
+    vec![
+        run(
+            format!("{name} block: started by a rejection, held, not extended, then over"),
+            vec![
+                call(0, block),
+                call(10, block),
+                call(20, block),
+                call(30, &[]),
+                call(40, &["COST", "3"]),
+                call(50, block),
+                (EPOCH + 60, with(base, true, &[])),
+                call(70, &["REFUND", "2"]),
+                call(3019, &[]),
+                call(3020, &[]),
+                call(3020, &[]),
+                call(3021, &[]),
+            ],
+        ),
+        run(
+            format!("{name} block: a cost above the limit blocks nothing"),
+            vec![call(0, &["COST", "3", "BLOCK", "3000"]), call(1, &[])],
+        ),
+        run(
+            format!("{name} errors: refund and block"),
+            vec![
+                call(0, &["COST", "2", "REFUND", "1"]),
+                call(0, &["REFUND", "1", "BLOCK", "10"]),
+                (EPOCH, with(base, true, &["REFUND", "1"])),
+                (EPOCH, with(base, true, &["BLOCK", "10"])),
+                call(0, &["REFUND", "0"]),
+                call(0, &["BLOCK", "0"]),
+                call(0, &["BLOCK", "1000000000001"]),
+            ],
+        ),
+    ]
+}
+
+/// A FIXED block shorter than the rest of the window lasts until the window ends.
+fn fixed_block_in_a_long_window() -> Case {
+    let call = |at: i64, extra: &[&str]| (EPOCH + at, with(&["WINLIMIT.FIXED", "10000", "1"], false, extra));
+    run(
+        "fixed block: shorter than the window, held until it ends".to_string(),
+        vec![call(0, &[]), call(10, &["BLOCK", "100"]), call(200, &[]), call(9999, &[]), call(10000, &[])],
+    )
+}
+
 fn every_case() -> Vec<Case> {
     let mut cases: Vec<Case> =
         SHAPES.iter().flat_map(|shape| (1..=SEEDS).map(move |seed| sequence(shape, seed))).collect();
     cases.extend(edges());
+    for (name, base) in EXTRA_BASES {
+        cases.extend(refund_cases(name, base));
+        cases.extend(block_cases(name, base));
+    }
+    cases.push(fixed_block_in_a_long_window());
     cases
 }
 

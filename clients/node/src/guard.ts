@@ -174,8 +174,8 @@ export class Guard<Req, Res = unknown> {
       const fallback = this.options.fallback;
       if (fallback === undefined) return this.failed(fullKey, error);
       this.redisFailed(error);
-      // The fallback has the limiter's methods: the same check runs on it. It has no REFUND
-      // or BLOCK yet, so it counts every request.
+      // The fallback has the limiter's methods: the same check runs on it, without the
+      // counting's refunds and blockMs, so it counts every request.
       limiter = fallback as unknown as Limiter;
       return this.judged(fullKey, await this.options.check(limiter, fullKey, request), undefined, limiter);
     }

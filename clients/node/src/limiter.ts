@@ -127,7 +127,7 @@ export class Limiter {
 
 /** A call's options with the limiter's `blockMs` for a recording call that gives none;
  * anything else (a peek, a refund, not an object: the builder refuses it) as given. */
-function withBlock(blockMs: number | undefined, options: unknown): unknown {
+export function withBlock(blockMs: number | undefined, options: unknown): unknown {
   if (blockMs === undefined || options === null || (options !== undefined && typeof options !== "object")) return options;
   const o = (options ?? {}) as { blockMs?: unknown; peek?: unknown; refund?: unknown };
   if (o.blockMs !== undefined || o.peek === true || o.refund !== undefined) return options;

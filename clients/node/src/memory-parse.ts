@@ -16,10 +16,17 @@ export const DEFAULT_MAX_LIMIT = 10_000;
 
 export type Pairs = [windowMs: number, limit: number][];
 
+/** `REFUND n` and `BLOCK ms`, shared by the recording commands (src/core/parse.rs). */
+export interface Extras {
+  refund?: number | undefined;
+  blockMs?: number | undefined;
+}
+
 export interface SlideRequest {
   windows: Pairs; // shortest first
   cost: number;
   bucketMs: number | undefined;
+  extras: Extras;
 }
 
 export interface FixedRequest {
@@ -27,6 +34,7 @@ export interface FixedRequest {
   limit: number;
   cost: number;
   align: boolean;
+  extras: Extras;
 }
 
 export interface GcraRequest {
@@ -34,6 +42,7 @@ export interface GcraRequest {
   limit: number;
   burst: number;
   cost: number;
+  extras: Extras;
 }
 
 export function error(text: string): RedisCallError {
@@ -85,10 +94,32 @@ function unexpected(word: string): RedisCallError {
   return unknown(word);
 }
 
-/** Keyword options: case-insensitive, any order, each at most once. */
+/** Keyword options: case-insensitive, any order, each at most once; REFUND and BLOCK taken
+ * as every recording command takes them. */
 class Options {
   private readonly seen = new Set<string>();
+  private readonly given: Extras = {};
   constructor(private readonly words: string[]) {}
+
+  /** Takes `word` (and its value) when it is REFUND or BLOCK. */
+  extra(word: string): boolean {
+    const upper = word.toUpperCase();
+    if (upper === "REFUND") {
+      const value = parseInt64(this.value("REFUND"));
+      if (value === undefined || value < 1) throw error("REFUND must be a positive integer");
+      this.given.refund = value;
+    } else if (upper === "BLOCK") {
+      this.given.blockMs = ranged(this.value("BLOCK"), "BLOCK", 1, MAX);
+    } else return false;
+    return true;
+  }
+
+  /** The REFUND and BLOCK given, once their combinations are checked. */
+  extras(): Extras {
+    if (this.given.refund !== undefined && this.seen.has("COST")) throw error("REFUND cannot be combined with COST");
+    if (this.given.refund !== undefined && this.given.blockMs !== undefined) throw error("REFUND cannot be combined with BLOCK");
+    return this.given;
+  }
 
   next(): string | undefined {
     return this.words.shift();
@@ -135,13 +166,15 @@ function windows(args: readonly string[], boundFor: (options: string[]) => numbe
 /** `window_ms limit [window_ms limit ...] [COST n] [BUCKET ms]`. */
 export function slide(args: readonly string[], maxLimit = DEFAULT_MAX_LIMIT): SlideRequest {
   const [pairs, rest] = windows(args, (o) => (o.some((w) => w.toUpperCase() === "BUCKET") ? MAX : maxLimit));
-  const request: SlideRequest = { windows: pairs, cost: 1, bucketMs: undefined };
+  const request: SlideRequest = { windows: pairs, cost: 1, bucketMs: undefined, extras: {} };
   const options = new Options(rest);
   for (let word = options.next(); word !== undefined; word = options.next()) {
     if (word.toUpperCase() === "COST") request.cost = cost(options.value("COST"));
+    else if (options.extra(word)) continue;
     else if (word.toUpperCase() === "BUCKET") request.bucketMs = bucketMs(options.value("BUCKET"), pairs);
     else throw unexpected(word);
   }
+  request.extras = options.extras();
   return request;
 }
 
@@ -165,15 +198,17 @@ function bucketMs(word: string, pairs: Pairs): number {
 export function fixed(args: readonly string[]): FixedRequest {
   const [pairs, rest] = windows(args, () => MAX);
   if (pairs.length > 1) throw error("WINLIMIT.FIXED takes one window_ms limit pair");
-  const request: FixedRequest = { windowMs: pairs[0]![0], limit: pairs[0]![1], cost: 1, align: false };
+  const request: FixedRequest = { windowMs: pairs[0]![0], limit: pairs[0]![1], cost: 1, align: false, extras: {} };
   const options = new Options(rest);
   for (let word = options.next(); word !== undefined; word = options.next()) {
     if (word.toUpperCase() === "COST") request.cost = cost(options.value("COST"));
+    else if (options.extra(word)) continue;
     else if (word.toUpperCase() === "ALIGN") {
       options.once("ALIGN");
       request.align = true;
     } else throw unexpected(word);
   }
+  request.extras = options.extras();
   return request;
 }
 
@@ -188,10 +223,18 @@ export function gcra(args: readonly string[]): GcraRequest {
   for (let word = options.next(); word !== undefined; word = options.next()) {
     if (word.toUpperCase() === "BURST") burstWord = options.value("BURST");
     else if (word.toUpperCase() === "COST") units = cost(options.value("COST"));
-    else throw unknown(word);
+    else if (!options.extra(word)) throw unknown(word);
   }
+  const extras = options.extras();
   // A full refill (burst * period_ms / limit) must fit in 10^12 ms.
   const maxBurst = Number((BigInt(MAX) * BigInt(limit)) / BigInt(periodMs) < BigInt(MAX) ? (BigInt(MAX) * BigInt(limit)) / BigInt(periodMs) : BigInt(MAX));
   const burst = burstWord === undefined ? Math.min(limit, maxBurst) : ranged(burstWord, "BURST", 1, maxBurst);
-  return { periodMs, limit, burst, cost: units };
+  return { periodMs, limit, burst, cost: units, extras };
+}
+
+/** REFUND and BLOCK are refused on the `_RO` commands, which write nothing. */
+export function checkMode(extras: Extras, peek: boolean): void {
+  for (const [name, given] of [["REFUND", extras.refund !== undefined], ["BLOCK", extras.blockMs !== undefined]] as const) {
+    if (given && peek) throw error(`${name} is an option of the recording commands, not of _RO`);
+  }
 }

@@ -21,7 +21,7 @@ import { decided, type MetricsSink } from "./counting";
 import type { Call, FixedOptions, GcraOptions, Key, Pair, SlideOptions } from "./commands";
 import { Decision } from "./decision";
 import { RedisCallError } from "./errors";
-import { runWaiting } from "./limiter";
+import { runWaiting, withBlock } from "./limiter";
 import { Buckets, Counter, Log, type Reply, Tat } from "./memory-decide";
 import * as parse from "./memory-parse";
 
@@ -44,6 +44,9 @@ export interface MemoryLimiterOptions {
   maxLimit?: number;
   /** Counts every call's decision (as outcome "fallback"): a `Metrics` from winlimit/metrics. */
   metrics?: MetricsSink;
+  /** As Limiter's: the BLOCK of every recording call that gives no `blockMs` of its own
+   * (not of peeks, nor of refunds). */
+  blockMs?: number;
 }
 
 /** Limiter's methods (`slide`, `fixed`, `gcra`, `reset`) over this process's memory. */
@@ -57,6 +60,7 @@ export class MemoryLimiter {
   private readonly keys = new Map<string, State>();
   private callsSinceSweep = 0;
   private readonly metrics: MetricsSink | undefined;
+  private readonly blockMs: number | undefined;
 
   constructor(options: MemoryLimiterOptions = {}) {
     this.name = commands.checkName(options.name ?? commands.DEFAULT_NAME);
@@ -65,6 +69,8 @@ export class MemoryLimiter {
     this.clock = options.clock ?? Date.now;
     this.maxLimit = options.maxLimit ?? parse.DEFAULT_MAX_LIMIT;
     this.metrics = options.metrics;
+    if (options.blockMs !== undefined) commands.integer("blockMs", options.blockMs);
+    this.blockMs = options.blockMs;
     this.cache = options.cacheRejections ? new RejectionCache(options.cacheSize ?? DEFAULT_CACHE_SIZE) : undefined;
   }
 
@@ -77,17 +83,20 @@ export class MemoryLimiter {
   slide(key: Key, windowMs: number, limit: number, options?: SlideOptions): Promise<Decision>;
   slide(key: Key, windows: readonly Pair[], options?: SlideOptions): Promise<Decision>;
   async slide(key: Key, windows: number | readonly Pair[], ...rest: unknown[]): Promise<Decision> {
-    return runWaiting(commands.slide(this.name, key, windows, ...rest), (c) => this.once(c));
+    const at = typeof windows === "number" ? 1 : 0; // where the options object is
+    const args = [...rest];
+    args[at] = withBlock(this.blockMs, args[at]);
+    return runWaiting(commands.slide(this.name, key, windows, ...args), (c) => this.once(c));
   }
 
   /** WINLIMIT.FIXED (see Limiter.fixed). */
   async fixed(key: Key, windowMs: number, limit: number, options?: FixedOptions): Promise<Decision> {
-    return runWaiting(commands.fixed(this.name, key, windowMs, limit, options), (c) => this.once(c));
+    return runWaiting(commands.fixed(this.name, key, windowMs, limit, withBlock(this.blockMs, options)), (c) => this.once(c));
   }
 
   /** WINLIMIT.GCRA (see Limiter.gcra). */
   async gcra(key: Key, periodMs: number, limit: number, options?: GcraOptions): Promise<Decision> {
-    return runWaiting(commands.gcra(this.name, key, periodMs, limit, options), (c) => this.once(c));
+    return runWaiting(commands.gcra(this.name, key, periodMs, limit, withBlock(this.blockMs, options)), (c) => this.once(c));
   }
 
   /** Forgets the key and its cached rejections; resolves to true if a key was held. */
@@ -116,12 +125,7 @@ export class MemoryLimiter {
     const base = peek ? upper.slice(0, -3) : upper;
     const now = this.clock();
     const state = this.state(key, now, base, words);
-    const reply =
-      state instanceof Counter
-        ? state.decide(now, parse.fixed(words), peek)
-        : state instanceof Tat
-          ? state.decide(now, parse.gcra(words), peek)
-          : state.decide(now, parse.slide(words, this.maxLimit), peek);
+    const reply = decide(state, now, words, peek, this.maxLimit);
     if (state.expiresAt !== undefined && !this.keys.has(key)) this.keys.set(key, state);
     this.bound(now);
     return reply;
@@ -154,6 +158,23 @@ export class MemoryLimiter {
       if (state.expiresAt !== undefined && state.expiresAt <= now) this.keys.delete(key);
     }
   }
+}
+
+/** The state's answer to the line, REFUND and BLOCK refused on a `_RO` command. */
+function decide(state: State, now: number, words: string[], peek: boolean, maxLimit: number): Reply {
+  if (state instanceof Counter) {
+    const request = parse.fixed(words);
+    parse.checkMode(request.extras, peek);
+    return state.decide(now, request, peek);
+  }
+  if (state instanceof Tat) {
+    const request = parse.gcra(words);
+    parse.checkMode(request.extras, peek);
+    return state.decide(now, request, peek);
+  }
+  const request = parse.slide(words, maxLimit);
+  parse.checkMode(request.extras, peek);
+  return state.decide(now, request, peek);
 }
 
 function newState(base: string, words: string[]): State {

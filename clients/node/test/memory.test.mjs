@@ -105,3 +105,29 @@ test("metrics count its decisions as fallback", async () => {
   const { values } = await registry.getSingleMetric("winlimit_decisions_total").get();
   assert.deepEqual(values.map((v) => [v.labels.policy, v.labels.outcome, v.value]), [["api", "fallback", 4]]);
 });
+
+test("refund gives units back through the methods", async () => {
+  const [limiter] = clocked();
+  await limiter.fixed("k", 1_000, 2, { cost: 2 });
+  const d = await limiter.fixed("k", 1_000, 2, { refund: 1 });
+  assert.deepEqual([d.allowed, d.remaining], [true, 1], "the refund replies as the peek after it");
+  assert.ok((await limiter.fixed("k", 1_000, 2)).allowed);
+});
+
+test("the limiter's blockMs blocks recording calls that give none", async () => {
+  const [limiter, clock] = clocked({ blockMs: 5_000 });
+  await limiter.slide("k", 1_000, 1);
+  const blocked = await limiter.slide("k", 1_000, 1);
+  assert.deepEqual([blocked.allowed, blocked.retryAfterMs], [false, 5_000]);
+  clock.now += 2_000;
+  assert.equal((await limiter.slide("k", 1_000, 1, { peek: true })).retryAfterMs, 3_000, "the window alone has room");
+  assert.equal((await limiter.slide("k", 1_000, 1, { refund: 1 })).retryAfterMs, 3_000, "a refund takes no blockMs");
+  clock.now += 3_000;
+  assert.ok((await limiter.slide("k", 1_000, 1)).allowed);
+});
+
+test("blockMs is checked as Limiter's", async () => {
+  assert.throws(() => new MemoryLimiter({ blockMs: "5s" }), TypeError);
+  const [limiter] = clocked();
+  await assert.rejects(limiter.gcra("k", 1_000, 1, { blockMs: 0 }), (e) => e instanceof RedisCallError && /BLOCK must be an integer between 1 and 1000000000000/.test(e.message));
+});

@@ -127,3 +127,31 @@ def test_metrics_count_its_decisions_as_fallback():
         limiter.fixed("k", 60_000, 2, name="api")
     assert registry.get_sample_value("winlimit_decisions_total", {"policy": "api", "outcome": "fallback"}) == 4
     assert registry.get_sample_value("winlimit_lowest_remaining", {"policy": "api"}) == 0
+
+
+def test_refund_gives_units_back_through_the_methods():
+    limiter = winlimit.memory.Limiter(clock=Clock())
+    limiter.fixed("k", 1_000, 2, cost=2)
+    d = limiter.fixed("k", 1_000, 2, refund=1)
+    assert (d.allowed, d.remaining) == (True, 1), "the refund replies as the peek after it"
+    assert limiter.fixed("k", 1_000, 2).allowed
+
+
+def test_the_limiters_block_ms_blocks_recording_calls_that_give_none():
+    clock = Clock()
+    limiter = winlimit.memory.Limiter(clock=clock, block_ms=5_000)
+    limiter.slide("k", 1_000, 1)
+    blocked = limiter.slide("k", 1_000, 1)
+    assert (blocked.allowed, blocked.retry_after_ms) == (False, 5_000)
+    clock.now += 2_000
+    assert limiter.slide("k", 1_000, 1, peek=True).retry_after_ms == 3_000, "the window alone has room"
+    assert limiter.slide("k", 1_000, 1, refund=1).retry_after_ms == 3_000, "a refund takes no block_ms"
+    clock.now += 3_000
+    assert limiter.slide("k", 1_000, 1).allowed
+
+
+def test_block_ms_is_checked_as_the_redis_limiters():
+    with pytest.raises(TypeError):
+        winlimit.memory.Limiter(block_ms="5s")
+    with pytest.raises(redis.ResponseError, match="BLOCK must be an integer between 1 and 1000000000000"):
+        winlimit.memory.Limiter(clock=Clock()).gcra("k", 1_000, 1, block_ms=0)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, List, Optional, Sequence, Tuple
 
 import redis
@@ -24,10 +24,18 @@ _INTEGER = re.compile(r"-?(0|[1-9][0-9]*)")
 
 
 @dataclass(frozen=True)
+class Extras:
+    """`REFUND n` and `BLOCK ms`, shared by the recording commands (src/core/parse.rs)."""
+    refund: Optional[int] = None
+    block_ms: Optional[int] = None
+
+
+@dataclass(frozen=True)
 class SlideRequest:
     windows: Tuple[Tuple[int, int], ...]  # (window_ms, limit), shortest first
     cost: int
     bucket_ms: Optional[int]
+    extras: Extras = field(default_factory=Extras)
 
 
 @dataclass(frozen=True)
@@ -36,6 +44,7 @@ class FixedRequest:
     limit: int
     cost: int
     align: bool
+    extras: Extras = field(default_factory=Extras)
 
 
 @dataclass(frozen=True)
@@ -44,6 +53,7 @@ class GcraRequest:
     limit: int
     burst: int
     cost: int
+    extras: Extras = field(default_factory=Extras)
 
 
 def error(text: str) -> redis.ResponseError:
@@ -78,11 +88,35 @@ def _cost(word: str) -> int:
 
 
 class _Options:
-    """Keyword options: case-insensitive, any order, each at most once."""
+    """Keyword options: case-insensitive, any order, each at most once; REFUND and BLOCK
+    taken as every recording command takes them."""
 
     def __init__(self, words: Sequence[str]):
         self.words = list(words)
         self.seen: List[str] = []
+        self.refund: Optional[int] = None
+        self.block_ms: Optional[int] = None
+
+    def extra(self, word: str) -> bool:
+        """Takes `word` (and its value) when it is REFUND or BLOCK."""
+        if word.upper() == "REFUND":
+            value = parse_int(self.value("REFUND"))
+            if value is None or value < 1:
+                raise error("REFUND must be a positive integer")
+            self.refund = value
+        elif word.upper() == "BLOCK":
+            self.block_ms = _ranged(self.value("BLOCK"), "BLOCK", 1, MAX)
+        else:
+            return False
+        return True
+
+    def extras(self) -> Extras:
+        """The REFUND and BLOCK given, once their combinations are checked."""
+        if self.refund is not None and "COST" in self.seen:
+            raise error("REFUND cannot be combined with COST")
+        if self.refund is not None and self.block_ms is not None:
+            raise error("REFUND cannot be combined with BLOCK")
+        return Extras(self.refund, self.block_ms)
 
     def next_word(self) -> Optional[str]:
         return self.words.pop(0) if self.words else None
@@ -155,11 +189,13 @@ def slide(args: Sequence[str], max_limit: int = DEFAULT_MAX_LIMIT) -> SlideReque
     while (word := options.next_word()) is not None:
         if word.upper() == "COST":
             cost = _cost(options.value("COST"))
+        elif options.extra(word):
+            continue
         elif word.upper() == "BUCKET":
             bucket_ms = _bucket_ms(options.value("BUCKET"), pairs)
         else:
             raise _unexpected(word)
-    return SlideRequest(tuple(pairs), cost, bucket_ms)
+    return SlideRequest(tuple(pairs), cost, bucket_ms, options.extras())
 
 
 def _bucket_ms(word: str, pairs: Sequence[Tuple[int, int]]) -> int:
@@ -184,12 +220,14 @@ def fixed(args: Sequence[str]) -> FixedRequest:
     while (word := options.next_word()) is not None:
         if word.upper() == "COST":
             cost = _cost(options.value("COST"))
+        elif options.extra(word):
+            continue
         elif word.upper() == "ALIGN":
             options.once("ALIGN")
             align = True
         else:
             raise _unexpected(word)
-    return FixedRequest(pairs[0][0], pairs[0][1], cost, align)
+    return FixedRequest(pairs[0][0], pairs[0][1], cost, align, options.extras())
 
 
 def gcra(args: Sequence[str]) -> GcraRequest:
@@ -205,9 +243,17 @@ def gcra(args: Sequence[str]) -> GcraRequest:
             burst_word = options.value("BURST")
         elif word.upper() == "COST":
             cost = _cost(options.value("COST"))
-        else:
+        elif not options.extra(word):
             raise _unknown(word)
+    extras = options.extras()
     # A full refill (burst * period_ms / limit) must fit in 10^12 ms.
     max_burst = min(MAX * limit // period_ms, MAX)
     burst = min(limit, max_burst) if burst_word is None else _ranged(burst_word, "BURST", 1, max_burst)
-    return GcraRequest(period_ms, limit, burst, cost)
+    return GcraRequest(period_ms, limit, burst, cost, extras)
+
+
+def check_mode(extras: Extras, peek: bool) -> None:
+    """REFUND and BLOCK are refused on the `_RO` commands, which write nothing."""
+    for name, given in (("REFUND", extras.refund is not None), ("BLOCK", extras.block_ms is not None)):
+        if given and peek:
+            raise error(f"{name} is an option of the recording commands, not of _RO")

@@ -98,7 +98,7 @@ class _Guard(Guard):
             if not self.falls_back(e):
                 return self.failed(key, e, self.limiter.name), None, None
             # The memory limiter answers at once (a sync check returns its decision).
-            # The memory limiter has no REFUND or BLOCK yet: it counts every request.
+            # Without the counting's refunds and block_ms: it counts every request.
             limiter = self.fallback
             decided = self._checked(limiter, key, request)
             decision = await decided if inspect.isawaitable(decided) else decided

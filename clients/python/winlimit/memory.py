@@ -55,11 +55,13 @@ class Limiter:
     memory. `clock` returns the time in ms since the epoch (default: the wall clock; tests
     pass their own); `max_keys` bounds the keys held; `name`, `cache_rejections`,
     `cache_size` and `metrics` are `winlimit.Limiter`'s (its decisions count as outcome
-    `fallback`). Safe to call from several threads."""
+    `fallback`); `block_ms` is `winlimit.Limiter`'s too: the BLOCK of every recording call
+    that gives none (not of peeks nor refunds). Safe to call from several threads."""
 
     def __init__(self, name: str = _commands.DEFAULT_NAME, *, max_keys: int = DEFAULT_MAX_KEYS,
                  clock: Clock = wall_clock_ms, cache_rejections: bool = False, cache_size: int = DEFAULT_SIZE,
-                 max_limit: int = _memory_parse.DEFAULT_MAX_LIMIT, metrics: Optional["Metrics"] = None):
+                 max_limit: int = _memory_parse.DEFAULT_MAX_LIMIT, metrics: Optional["Metrics"] = None,
+                 block_ms: Optional[int] = None):
         if isinstance(max_keys, bool) or not isinstance(max_keys, int) or max_keys < 1:
             raise ValueError(f"max_keys must be a positive int, not {max_keys!r}")
         self.name = _commands.check_name(name)
@@ -67,6 +69,7 @@ class Limiter:
         self.max_limit = max_limit
         self.clock = clock
         self.metrics = metrics
+        self.block_ms = _commands.check_block(block_ms)
         self.rejections: Optional[RejectionCache] = RejectionCache(cache_size) if cache_rejections else None
         self._keys: "OrderedDict[str, State]" = OrderedDict()  # least recently used first
         self._calls_since_sweep = 0
@@ -77,23 +80,31 @@ class Limiter:
         return len(self._keys)
 
     def slide(self, key: Key, window_ms: Union[int, Pairs], limit: Optional[int] = None, *,
-              cost: int = 1, bucket: Optional[int] = None, peek: bool = False,
-              name: Optional[str] = None, wait: Optional[float] = None) -> Decision:
+              cost: int = 1, refund: Optional[int] = None, block_ms: Optional[int] = None,
+              bucket: Optional[int] = None, peek: bool = False, name: Optional[str] = None,
+              wait: Optional[float] = None) -> Decision:
         """WINLIMIT.SLIDE (see `winlimit.Limiter.slide`)."""
-        call = _commands.slide(key, window_ms, limit, cost=cost, bucket=bucket, peek=peek, name=self._name(name))
-        return self._run(call, _wait.check(wait, peek))
+        call = _commands.slide(key, window_ms, limit, cost=cost, refund=refund,
+                               block_ms=self._block(block_ms, peek, refund), bucket=bucket, peek=peek,
+                               name=self._name(name))
+        return self._run(call, _wait.check(wait, peek, refund))
 
-    def fixed(self, key: Key, window_ms: int, limit: int, *, cost: int = 1, align: bool = False,
-              peek: bool = False, name: Optional[str] = None, wait: Optional[float] = None) -> Decision:
+    def fixed(self, key: Key, window_ms: int, limit: int, *, cost: int = 1, refund: Optional[int] = None,
+              block_ms: Optional[int] = None, align: bool = False, peek: bool = False,
+              name: Optional[str] = None, wait: Optional[float] = None) -> Decision:
         """WINLIMIT.FIXED (see `winlimit.Limiter.fixed`)."""
-        call = _commands.fixed(key, window_ms, limit, cost=cost, align=align, peek=peek, name=self._name(name))
-        return self._run(call, _wait.check(wait, peek))
+        call = _commands.fixed(key, window_ms, limit, cost=cost, refund=refund,
+                               block_ms=self._block(block_ms, peek, refund), align=align, peek=peek,
+                               name=self._name(name))
+        return self._run(call, _wait.check(wait, peek, refund))
 
     def gcra(self, key: Key, period_ms: int, limit: int, *, burst: Optional[int] = None, cost: int = 1,
-             peek: bool = False, name: Optional[str] = None, wait: Optional[float] = None) -> Decision:
+             refund: Optional[int] = None, block_ms: Optional[int] = None, peek: bool = False,
+             name: Optional[str] = None, wait: Optional[float] = None) -> Decision:
         """WINLIMIT.GCRA (see `winlimit.Limiter.gcra`)."""
-        call = _commands.gcra(key, period_ms, limit, burst=burst, cost=cost, peek=peek, name=self._name(name))
-        return self._run(call, _wait.check(wait, peek))
+        call = _commands.gcra(key, period_ms, limit, burst=burst, cost=cost, refund=refund,
+                              block_ms=self._block(block_ms, peek, refund), peek=peek, name=self._name(name))
+        return self._run(call, _wait.check(wait, peek, refund))
 
     def reset(self, key: Key) -> bool:
         """Forgets the key and its cached rejections; True if a key was held."""
@@ -104,6 +115,10 @@ class Limiter:
 
     def _name(self, name: Optional[str]) -> str:
         return self.name if name is None else _commands.check_name(name)
+
+    def _block(self, block_ms: Optional[int], peek: bool, refund: Optional[int]) -> Optional[int]:
+        """The call's block_ms, or the limiter's for a recording call that gives none."""
+        return _commands.default_block(self.block_ms, block_ms, peek, refund)
 
     def _run(self, call: _commands.Call, wait: Optional[float]) -> Decision:
         return _wait.run(lambda: self._once(call), wait)
@@ -134,10 +149,16 @@ class Limiter:
 
     def _decide(self, state: State, now: int, words: List[str], peek: bool) -> Reply:
         if isinstance(state, (Log, Buckets)):
-            return state.decide(now, _memory_parse.slide(words, self.max_limit), peek)
+            slide = _memory_parse.slide(words, self.max_limit)
+            _memory_parse.check_mode(slide.extras, peek)
+            return state.decide(now, slide, peek)
         if isinstance(state, Counter):
-            return state.decide(now, _memory_parse.fixed(words), peek)
-        return state.decide(now, _memory_parse.gcra(words), peek)
+            fixed = _memory_parse.fixed(words)
+            _memory_parse.check_mode(fixed.extras, peek)
+            return state.decide(now, fixed, peek)
+        gcra = _memory_parse.gcra(words)
+        _memory_parse.check_mode(gcra.extras, peek)
+        return state.decide(now, gcra, peek)
 
     def _state(self, key: str, now: int, base: str, words: List[str]) -> State:
         """The key's live state (refreshed as the most recently used), or a new empty one of

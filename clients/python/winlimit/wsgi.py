@@ -107,7 +107,7 @@ class RateLimitMiddleware:
             self.guard.redis_answered()
         except (redis.RedisError, OSError, CheckTimedOut) as e:
             if self.guard.falls_back(e):
-                limiter = self.guard.fallback  # no REFUND or BLOCK yet: it counts every request
+                limiter = self.guard.fallback  # without count= refunds or block_ms: it counts every request
                 decision, started = self._checked(limiter, key, environ), None
             else:
                 verdict = self.guard.failed(key, e, self.limiter.name)

@@ -82,7 +82,7 @@ impl MemoryHash {
 
 impl MemoryHash {
     /// `REFUND n` as the adapter runs it: the buckets and header change, then the peek replies.
-    fn refund(&mut self, now: i64, request: &SlideRequest, n: i64) -> Verdict {
+    pub(crate) fn refund(&mut self, now: i64, request: &SlideRequest, n: i64) -> Verdict {
         if let Some(change) = refund(now, request, n, self).expect("a valid state") {
             for (s, units) in change.buckets {
                 if units == 0 {

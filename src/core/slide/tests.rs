@@ -107,7 +107,7 @@ impl MemoryLog {
     }
 
     /// `REFUND n` as the adapter runs it: the newest entries go, then the peek replies.
-    fn refund(&mut self, now: i64, request: &SlideRequest, n: i64) -> Verdict {
+    pub(crate) fn refund(&mut self, now: i64, request: &SlideRequest, n: i64) -> Verdict {
         let take = refund_take(now, request, n, self) as usize;
         self.entries.truncate(self.entries.len() - take);
         if self.entries.is_empty() && self.blocked.is_none() {
