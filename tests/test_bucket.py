@@ -6,7 +6,7 @@ import time
 import pytest
 
 from kit import editions
-from kit.server import REDIS_62
+from kit.server import REDIS_60, REDIS_62
 from kit.aof import APPEND_ONLY, aof_bytes, aof_commands, rewrite_done
 from kit.bucket_layout import bucket_log, encode as bucket_ring
 from kit.commands import call
@@ -216,6 +216,8 @@ def test_a_steady_accepted_call_replicates_one_bitfield(start_server):
     for _ in range(10):
         bucket(r, "k", W, 10**6)
     commands = [c for c in aof_commands(s, size) if c not in ("MULTI", "EXEC", "SELECT")]
+    if REDIS_60:  # SET has no PXAT there: a grown ring's expiry follows its SET as PEXPIREAT
+        commands = [c for i, c in enumerate(commands) if not (c == "PEXPIREAT" and commands[i - 1:i] == ["SET"])]
     # One BITFIELD per call; a call that opens the next bucket grows the ring: one SET.
     assert len(commands) == 10 and set(commands) <= {"BITFIELD", "SET"} and commands.count("SET") <= 1, commands
     if not REDIS_62:  # Redis 6.2 wraps whatever a module call replicates in MULTI/EXEC
