@@ -16,16 +16,17 @@ from __future__ import annotations
 import inspect
 import time
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Dict, Optional, Protocol, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, Optional, Protocol, Tuple
 
 import redis
 
-from . import _backend, _commands, _counting, _wait
+from . import _backend, _commands, _counting
 from ._cache import DEFAULT_SIZE, RejectionCache, forget, lookup, remember
 from ._backend import MissingPermission
 from ._commands import Key, ModuleNotLoaded, Pairs
 from ._decision import Decision, Policy
 from ._keys import ip_key
+from ._sync_methods import SyncMethods
 
 if TYPE_CHECKING:
     from .metrics import Metrics
@@ -41,7 +42,7 @@ class SyncClient(Protocol):
     def execute_command(self, *args: Any, **options: Any) -> Any: ...
 
 
-class Limiter:
+class Limiter(SyncMethods):
     """One method per winlimit command, each returning a `Decision`.
 
     `client` is a `redis.Redis` or a `redis.cluster.RedisCluster` (the commands declare their
@@ -80,45 +81,6 @@ class Limiter:
         self.backends = _backend.Chooser(backend)
         self.rejections: Optional[RejectionCache] = RejectionCache(cache_size) if cache_rejections else None
         self.metrics = metrics
-
-    def slide(self, key: Key, window_ms: Union[int, Pairs], limit: Optional[int] = None, *,
-              cost: int = 1, refund: Optional[int] = None, block_ms: Optional[int] = None,
-              bucket: Optional[int] = None, peek: bool = False,
-              name: Optional[str] = None, wait: Optional[float] = None) -> Decision:
-        """WINLIMIT.SLIDE: `slide(key, 60_000, 100)`, or several windows at once:
-        `slide(key, [(1_000, 10), (60_000, 100)])`. `bucket=ms` counts per bucket (BUCKET);
-        `peek=True` asks WINLIMIT.SLIDE_RO, which records nothing.
-
-        Every method takes `refund=n` (REFUND: give back up to `n` units, the newest first;
-        the decision is the peek that follows) and `block_ms=ms` (BLOCK: once rejected, the
-        key is refused for `ms`); see README's "REFUND n and BLOCK ms"."""
-        call = _commands.slide(key, window_ms, limit, cost=cost, refund=refund, block_ms=self._block(block_ms, peek, refund), bucket=bucket, peek=peek, name=self._name(name))
-        return self._run(call, _wait.check(wait, peek, refund))
-
-    def fixed(self, key: Key, window_ms: int, limit: int, *, cost: int = 1, refund: Optional[int] = None,
-              block_ms: Optional[int] = None, align: bool = False, peek: bool = False, name: Optional[str] = None, wait: Optional[float] = None) -> Decision:
-        """WINLIMIT.FIXED; `align=True` starts windows at multiples of window_ms since the
-        epoch (ALIGN); `peek=True` asks WINLIMIT.FIXED_RO."""
-        call = _commands.fixed(key, window_ms, limit, cost=cost, refund=refund, block_ms=self._block(block_ms, peek, refund), align=align, peek=peek, name=self._name(name))
-        return self._run(call, _wait.check(wait, peek, refund))
-
-    def gcra(self, key: Key, period_ms: int, limit: int, *, burst: Optional[int] = None, cost: int = 1,
-             refund: Optional[int] = None, block_ms: Optional[int] = None, peek: bool = False, name: Optional[str] = None, wait: Optional[float] = None) -> Decision:
-        """WINLIMIT.GCRA: `limit` units per `period_ms`, at most `burst` at once (default
-        `limit`); the decision's `limit` is the bucket's capacity. `peek=True` asks
-        WINLIMIT.GCRA_RO."""
-        call = _commands.gcra(key, period_ms, limit, burst=burst, cost=cost, refund=refund, block_ms=self._block(block_ms, peek, refund), peek=peek, name=self._name(name))
-        return self._run(call, _wait.check(wait, peek, refund))
-
-    def _name(self, name: Optional[str]) -> str:
-        return self.name if name is None else _commands.check_name(name)
-
-    def _block(self, block_ms: Optional[int], peek: bool, refund: Optional[int]) -> Optional[int]:
-        """The call's block_ms, or the limiter's for a recording call that gives none."""
-        return _commands.default_block(self.block_ms, block_ms, peek, refund)
-
-    def _run(self, call: _commands.Call, wait: Optional[float]) -> Decision:
-        return _wait.run(lambda: self._once(call), wait)
 
     def reset(self, key: Key) -> bool:
         """Deletes the key, whatever its method, and forgets every cached rejection for it,

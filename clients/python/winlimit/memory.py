@@ -24,11 +24,12 @@ from typing import TYPE_CHECKING, Any, Callable, List, Optional, Union
 
 import redis
 
-from . import _commands, _counting, _memory_parse, _wait
+from . import _commands, _counting, _memory_parse
 from ._cache import DEFAULT_SIZE, RejectionCache, forget, lookup, remember
-from ._commands import Key, Pairs
+from ._commands import Key
 from ._decision import Decision
 from ._memory_decide import Buckets, Counter, Log, Reply, Tat
+from ._sync_methods import SyncMethods
 
 if TYPE_CHECKING:
     from .metrics import Metrics
@@ -50,7 +51,7 @@ def _text(arg: Any) -> str:
     return arg.decode("utf-8", "surrogateescape") if isinstance(arg, bytes) else str(arg)
 
 
-class Limiter:
+class Limiter(SyncMethods):
     """`winlimit.Limiter`'s methods (`slide`, `fixed`, `gcra`, `reset`) over this process's
     memory. `clock` returns the time in ms since the epoch (default: the wall clock; tests
     pass their own); `max_keys` bounds the keys held; `name`, `cache_rejections`,
@@ -79,49 +80,12 @@ class Limiter:
         """How many keys are held now."""
         return len(self._keys)
 
-    def slide(self, key: Key, window_ms: Union[int, Pairs], limit: Optional[int] = None, *,
-              cost: int = 1, refund: Optional[int] = None, block_ms: Optional[int] = None,
-              bucket: Optional[int] = None, peek: bool = False, name: Optional[str] = None,
-              wait: Optional[float] = None) -> Decision:
-        """WINLIMIT.SLIDE (see `winlimit.Limiter.slide`)."""
-        call = _commands.slide(key, window_ms, limit, cost=cost, refund=refund,
-                               block_ms=self._block(block_ms, peek, refund), bucket=bucket, peek=peek,
-                               name=self._name(name))
-        return self._run(call, _wait.check(wait, peek, refund))
-
-    def fixed(self, key: Key, window_ms: int, limit: int, *, cost: int = 1, refund: Optional[int] = None,
-              block_ms: Optional[int] = None, align: bool = False, peek: bool = False,
-              name: Optional[str] = None, wait: Optional[float] = None) -> Decision:
-        """WINLIMIT.FIXED (see `winlimit.Limiter.fixed`)."""
-        call = _commands.fixed(key, window_ms, limit, cost=cost, refund=refund,
-                               block_ms=self._block(block_ms, peek, refund), align=align, peek=peek,
-                               name=self._name(name))
-        return self._run(call, _wait.check(wait, peek, refund))
-
-    def gcra(self, key: Key, period_ms: int, limit: int, *, burst: Optional[int] = None, cost: int = 1,
-             refund: Optional[int] = None, block_ms: Optional[int] = None, peek: bool = False,
-             name: Optional[str] = None, wait: Optional[float] = None) -> Decision:
-        """WINLIMIT.GCRA (see `winlimit.Limiter.gcra`)."""
-        call = _commands.gcra(key, period_ms, limit, burst=burst, cost=cost, refund=refund,
-                              block_ms=self._block(block_ms, peek, refund), peek=peek, name=self._name(name))
-        return self._run(call, _wait.check(wait, peek, refund))
-
     def reset(self, key: Key) -> bool:
         """Forgets the key and its cached rejections; True if a key was held."""
         with self._lock:
             removed = self._keys.pop(_text(key), None) is not None
         forget(self.rejections, key)
         return removed
-
-    def _name(self, name: Optional[str]) -> str:
-        return self.name if name is None else _commands.check_name(name)
-
-    def _block(self, block_ms: Optional[int], peek: bool, refund: Optional[int]) -> Optional[int]:
-        """The call's block_ms, or the limiter's for a recording call that gives none."""
-        return _commands.default_block(self.block_ms, block_ms, peek, refund)
-
-    def _run(self, call: _commands.Call, wait: Optional[float]) -> Decision:
-        return _wait.run(lambda: self._once(call), wait)
 
     def _once(self, call: _commands.Call) -> Decision:
         cached = lookup(self.rejections, call)
