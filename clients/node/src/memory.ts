@@ -18,10 +18,10 @@
 import { DEFAULT_CACHE_SIZE, RejectionCache } from "./cache";
 import * as commands from "./commands";
 import { decided, type MetricsSink } from "./counting";
-import type { Call, FixedOptions, GcraOptions, Key, Pair, SlideOptions } from "./commands";
+import type { Call, Key } from "./commands";
 import { Decision } from "./decision";
 import { RedisCallError } from "./errors";
-import { runWaiting, withBlock } from "./limiter";
+import { CommandMethods } from "./methods";
 import { Buckets, Counter, Log, type Reply, Tat } from "./memory-decide";
 import * as parse from "./memory-parse";
 
@@ -50,7 +50,7 @@ export interface MemoryLimiterOptions {
 }
 
 /** Limiter's methods (`slide`, `fixed`, `gcra`, `reset`) over this process's memory. */
-export class MemoryLimiter {
+export class MemoryLimiter extends CommandMethods {
   readonly name: string;
   readonly maxKeys: number;
   readonly clock: () => number;
@@ -60,9 +60,10 @@ export class MemoryLimiter {
   private readonly keys = new Map<string, State>();
   private callsSinceSweep = 0;
   private readonly metrics: MetricsSink | undefined;
-  private readonly blockMs: number | undefined;
+  protected readonly blockMs: number | undefined;
 
   constructor(options: MemoryLimiterOptions = {}) {
+    super();
     this.name = commands.checkName(options.name ?? commands.DEFAULT_NAME);
     this.maxKeys = options.maxKeys ?? DEFAULT_MAX_KEYS;
     if (!Number.isSafeInteger(this.maxKeys) || this.maxKeys < 1) throw new RangeError(`maxKeys must be a positive integer, not ${String(options.maxKeys)}`);
@@ -79,26 +80,6 @@ export class MemoryLimiter {
     return this.keys.size;
   }
 
-  /** WINLIMIT.SLIDE (see Limiter.slide). */
-  slide(key: Key, windowMs: number, limit: number, options?: SlideOptions): Promise<Decision>;
-  slide(key: Key, windows: readonly Pair[], options?: SlideOptions): Promise<Decision>;
-  async slide(key: Key, windows: number | readonly Pair[], ...rest: unknown[]): Promise<Decision> {
-    const at = typeof windows === "number" ? 1 : 0; // where the options object is
-    const args = [...rest];
-    args[at] = withBlock(this.blockMs, args[at]);
-    return runWaiting(commands.slide(this.name, key, windows, ...args), (c) => this.once(c));
-  }
-
-  /** WINLIMIT.FIXED (see Limiter.fixed). */
-  async fixed(key: Key, windowMs: number, limit: number, options?: FixedOptions): Promise<Decision> {
-    return runWaiting(commands.fixed(this.name, key, windowMs, limit, withBlock(this.blockMs, options)), (c) => this.once(c));
-  }
-
-  /** WINLIMIT.GCRA (see Limiter.gcra). */
-  async gcra(key: Key, periodMs: number, limit: number, options?: GcraOptions): Promise<Decision> {
-    return runWaiting(commands.gcra(this.name, key, periodMs, limit, withBlock(this.blockMs, options)), (c) => this.once(c));
-  }
-
   /** Forgets the key and its cached rejections; resolves to true if a key was held. */
   async reset(key: Key): Promise<boolean> {
     const removed = this.keys.delete(String(key));
@@ -106,7 +87,7 @@ export class MemoryLimiter {
     return removed;
   }
 
-  private async once(call: Call): Promise<Decision> {
+  protected async once(call: Call): Promise<Decision> {
     const cached = this.cache?.answer(call);
     if (cached !== undefined) return decided(this.metrics, cached);
     const reply = this.executeCommand(call.args.map(String));
