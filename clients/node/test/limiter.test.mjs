@@ -7,25 +7,15 @@ import { after, before, describe, test } from "node:test";
 import { Limiter } from "winlimit";
 import { LIBRARIES } from "./support/clients.mjs";
 import { redisForFile } from "./support/fixture.mjs";
-import { BACKEND, REDIS_6 } from "./support/servers.mjs";
+import * as keyspace from "./support/keyspace.mjs";
+import { BACKEND } from "./support/servers.mjs";
 
 const W = 60_000;
 const ctx = redisForFile();
 
 const redis = (...args) => ctx.admin.sendCommand(args.map(String));
-
-/** A key's absolute expiry in ms: PEXPIRETIME, or on Redis 6 (which lacks it) TIME + PTTL
- * read in one transaction. */
-async function pexpiretime(key) {
-  if (!REDIS_6) return redis("PEXPIRETIME", key);
-  const [[s, us], ttl] = await ctx.admin.multi().addCommand(["TIME"]).addCommand(["PTTL", key]).exec();
-  return Number(s) * 1000 + Math.floor(Number(us) / 1000) + Number(ttl);
-}
-
-async function serverMs() {
-  const [s, us] = await redis("TIME");
-  return Number(s) * 1000 + Math.floor(Number(us) / 1000);
-}
+const pexpiretime = (key) => keyspace.pexpiretime(ctx.admin, key);
+const serverMs = () => keyspace.serverMs(ctx.admin);
 
 /** The (bucket_ms, total) words of a bucketed log (README, "BUCKET ms"). */
 async function bucketLog(key) {

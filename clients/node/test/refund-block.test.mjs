@@ -6,16 +6,14 @@ import { after, before, describe, test } from "node:test";
 import { Limiter } from "winlimit";
 import { LIBRARIES } from "./support/clients.mjs";
 import { redisForFile } from "./support/fixture.mjs";
+import * as keyspace from "./support/keyspace.mjs";
 
 const W = 60_000;
 const BLOCK = 900_000;
 const ctx = redisForFile();
 const redis = (...args) => ctx.admin.sendCommand(args.map(String));
 
-async function serverMs() {
-  const [s, us] = await redis("TIME");
-  return Number(s) * 1000 + Math.floor(Number(us) / 1000);
-}
+const serverMs = () => keyspace.serverMs(ctx.admin);
 
 // Each method with a limit of 3 per W on the key "k".
 const METHODS = {
