@@ -16,6 +16,7 @@ import test_wsgi
 from winlimit import asgi, wsgi
 
 FRAMEWORKS = ("asgi", "fastapi", "wsgi")
+SLOW_MACHINE_TIMEOUT = 10.0
 
 
 def _hello(request):
@@ -64,7 +65,11 @@ def served(framework, port, check=None, layers=None, path="/", limiter_options=N
     layer's limiter. FastAPI's app sends a `Rejected`'s response unless `rejected_handler` is
     false. The body of "hello" is JSON on FastAPI."""
     make, serve = _MAKERS[framework]
-    app = make(port, layers or [(check, options)], path, limiter_options or {}, rejected_handler)
+    # A test of the middleware's timeout gives its own; elsewhere a loaded machine's first call
+    # (the backend found, the script loaded) must not outlast the default second.
+    options.setdefault("timeout", SLOW_MACHINE_TIMEOUT)
+    layers = [(c, {"timeout": SLOW_MACHINE_TIMEOUT, **o}) for c, o in layers] if layers else [(check, options)]
+    app = make(port, layers, path, limiter_options or {}, rejected_handler)
     with serve(app, host=host) as http:
         yield http
 
