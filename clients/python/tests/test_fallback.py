@@ -118,19 +118,24 @@ def test_the_fallback_holds_the_limit_while_redis_is_down_then_redis_decides_aga
 
 
 @pytest.mark.parametrize("framework", list(FRAMEWORKS))
-def test_each_outage_is_warned_about_once(framework, start_server, caplog):
+def test_each_outage_is_warned_about_once_and_the_fallback_keeps_its_count_for_the_next(framework, start_server, caplog):
     caplog.set_level(logging.INFO, logger="winlimit")
     make_app, serve, limiter_on = FRAMEWORKS[framework]
     redis_server = start_server()
     port = redis_server.port
     limiter = limiter_on(port, open_ms=OPEN_MS)
+    fallback_counts = []
     with serve(make_app(limiter, winlimit.memory.Limiter(), check=lambda lim, key: lim.fixed(key, 60_000, 100))) as http:
         for _ in range(2):
             redis_server.stop(keep_dir=True)
-            assert [http.get("/").status_code for _ in range(5)] == [200] * 5
+            during = [http.get("/") for _ in range(5)]
+            assert [r.status_code for r in during] == [200] * 5
+            fallback_counts.append([remaining(r) for r in during])
             redis_server.start(port)
             until_the_probe(limiter)
             assert http.get("/").status_code == 200
+    # The fallback kept its count from the first outage (within its window) for the second.
+    assert fallback_counts == [list(range(99, 94, -1)), list(range(94, 89, -1))]
     assert len(winlimit_lines(caplog, "WARNING")) == 2
     assert len(winlimit_lines(caplog, "INFO")) == 2
 

@@ -10,7 +10,8 @@ The same behaviour as the ASGI middleware (`winlimit.asgi`): each request is che
 rejected, it is answered 429 with them and `Retry-After`; when Redis fails or gives no answer
 within `timeout` seconds (default 1), 503 (fail closed, the default) or let through without
 the fields (`fail_open=True`), logged on the `winlimit` logger, or with
-`fallback=winlimit.memory.Limiter()` decided in this process until Redis answers again;
+`fallback=winlimit.memory.Limiter()` decided in this process; while the limiter's circuit
+breaker is open, at once and without a call to Redis;
 `shadow=True` lets every request through and counts the would-be rejections in
 `shadow_rejections`. The options `ipv6_subnet`, `headers`, `on_reject` (`on_reject(environ,
 decision)`, a WSGI app), `metrics` and `fallback` are the ASGI middleware's.
