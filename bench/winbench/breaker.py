@@ -44,8 +44,30 @@ def percentile(samples: List[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
 
 
-def options(breaker: bool) -> Dict[str, Any]:
-    return {"fallback": winlimit.memory.Limiter(), "timeout": TIMEOUT, "breaker": breaker, "open_ms": OPEN_MS}
+def options(breaker: bool, fallback: bool) -> Dict[str, Any]:
+    return {"fallback": winlimit.memory.Limiter() if fallback else None, "timeout": TIMEOUT, "breaker": breaker,
+            "open_ms": OPEN_MS}
+
+
+def failing_fast(call: Callable[[], Any]) -> Callable[[], Any]:
+    """`call` with its error caught: without a fallback a call fails (at once, once open)."""
+    def run() -> Any:
+        try:
+            return call()
+        except (redis.RedisError, OSError):  # BreakerOpen, or the failures that open it
+            return None
+
+    return run
+
+
+def failing_fast_async(call: Callable[[], Any]) -> Callable[[], Any]:
+    async def run() -> Any:
+        try:
+            return await call()
+        except (redis.RedisError, OSError):  # BreakerOpen, or the failures that open it
+            return None
+
+    return run
 
 
 def client_options(port: int) -> Dict[str, Any]:
@@ -71,17 +93,18 @@ async def timed_async(call: Callable[[], Any], n: int) -> List[float]:
     return out
 
 
-def measure(flavour: str, port: int, breaker: bool, n: int, warm: int) -> List[float]:
-    """n decisions' times in ms, after `warm` calls (which open the breaker when Redis fails)."""
+def measure(flavour: str, port: int, breaker: bool, n: int, warm: int, fallback: bool = True) -> List[float]:
+    """n decisions' times in ms, after `warm` calls (which open the breaker when Redis fails);
+    without a fallback, the time to fail."""
     if flavour == "sync":
-        limiter = winlimit.Limiter(redis.Redis(**client_options(port)), **options(breaker))
-        call = lambda: limiter.fixed("bench:k", 60_000, 10**9)  # noqa: E731
+        limiter = winlimit.Limiter(redis.Redis(**client_options(port)), **options(breaker, fallback))
+        call = failing_fast(lambda: limiter.fixed("bench:k", 60_000, 10**9))
         timed_sync(call, warm)
         return timed_sync(call, n)
 
     async def run() -> List[float]:
-        limiter = winlimit.asyncio.Limiter(redis.asyncio.Redis(**client_options(port)), **options(breaker))
-        call = lambda: limiter.fixed("bench:k", 60_000, 10**9)  # noqa: E731
+        limiter = winlimit.asyncio.Limiter(redis.asyncio.Redis(**client_options(port)), **options(breaker, fallback))
+        call = failing_fast_async(lambda: limiter.fixed("bench:k", 60_000, 10**9))
         await timed_async(call, warm)
         return await timed_async(call, n)
 
@@ -100,6 +123,8 @@ def run_flavour(flavour: str, n: int, slow_n: int) -> List[Dict[str, Any]]:
         os.kill(server.pid, signal.SIGSTOP)
         try:
             rows.append(row(flavour, "hung (SIGSTOP)", "open", measure(flavour, server.port, True, n, 3)))
+            rows.append(row(flavour, "hung (SIGSTOP)", "open, no fallback: fails fast",
+                            measure(flavour, server.port, True, n, 3, fallback=False)))
             rows.append(row(flavour, "hung (SIGSTOP)", "off", measure(flavour, server.port, False, slow_n, 0)))
         finally:
             os.kill(server.pid, signal.SIGCONT)
@@ -131,7 +156,8 @@ def main() -> None:
     (args.out / "breaker.json").write_text(json.dumps(rows, indent=2) + "\n")
     text = (f"# The Python client with Redis hung or gone\n\nOne decision's latency (`limiter.fixed`), with "
             f"`fallback=winlimit.memory.Limiter()` and `timeout={TIMEOUT}` s; breaker `open` (its default "
-            f"options, opened by the first calls) or `off` (`breaker=False`: every call waits for Redis first). "
+            f"options, opened by the first calls) or `off` (`breaker=False`: every call waits for Redis first); "
+            f"without a fallback, the time for the call to raise `BreakerOpen` (the middleware's 503 or let-through). "
             f"With Redis failing, the whole decision's time is added to the request. "
             f"`make bench-breaker` (`python -m winbench.breaker`), on a 2-core machine shared with other work.\n\n"
             f"{table(rows)}\n")
