@@ -220,3 +220,24 @@ def test_one_probe_per_open_period_under_50_concurrent_requests_then_redis_again
     assert transitions(registry, "half_open", "open_elapsed") == during + 1
     assert transitions(registry, "open", "probe_failed") == during
     assert transitions(registry, "closed", "probe_succeeded") == 1
+
+
+@pytest.mark.parametrize("fail_open, status", [(False, 503), (True, 200)], ids=["fail-closed", "fail-open"])
+@pytest.mark.parametrize("framework", list(FRAMEWORKS))
+def test_without_a_fallback_an_open_breaker_fails_fast_unsent_and_unlogged(framework, fail_open, status, proxied,
+                                                                             caplog):
+    caplog.set_level(logging.INFO, logger="winlimit")
+    make_app, serve, make_limiter = FRAMEWORKS[framework]
+    redis_server, proxy = proxied
+    limiter = make_limiter(proxy.port, failures=1, open_ms=30_000)
+    app = make_app(limiter, check=three_a_minute, key_func=by_user, timeout=0.2, fail_open=fail_open)
+    with serve(app) as http, outage(redis_server, "hung"):
+        assert http.get("/ok", headers={"X-User": "a"}).status_code == status  # no answer in 0.2 s: opens
+        sent, connections = proxy.count, proxy.connections
+        answers = [http.get("/ok", headers={"X-User": "a"}) for _ in range(5)]
+        assert [(a.status_code, "RateLimit" in a.headers) for a in answers] == [(status, False)] * 5
+        assert (proxy.count, proxy.connections) == (sent, connections)
+    errors = winlimit_lines(caplog, "ERROR")
+    assert len(errors) == 1 and "TimeoutError: no answer from Redis within 200 ms" in errors[0], errors
+    warnings = winlimit_lines(caplog, "WARNING")
+    assert len(warnings) == 1 and warnings[0].startswith("winlimit: Redis failed 1 time in a row ("), warnings

@@ -80,9 +80,10 @@ def _log_transition(breaker: Breaker, to: str, cause: str) -> None:
     limiter = breaker.limiter
     if to == OPEN and cause == "failures":
         error = breaker.last_error
-        log.warning("winlimit: Redis failed %d times in a row%s (%s: %s): the circuit breaker of limiter %r "
+        log.warning("winlimit: Redis failed %d time%s in a row%s (%s: %s): the circuit breaker of limiter %r "
                     "opens; no call goes to Redis for %d ms, then one call tries it (decisions come from the "
-                    "fallback where there is one, else fail at once)", breaker.options.failures, where,
+                    "fallback where there is one, else fail at once)", breaker.options.failures,
+                    "" if breaker.options.failures == 1 else "s", where,
                     error_name(error) if error else "", error, limiter, breaker.open_for_ms())
     elif to == CLOSED:
         log.info("winlimit: Redis answers again%s: the circuit breaker of limiter %r closes after %d ms; "
