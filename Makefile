@@ -12,7 +12,7 @@ LIBRARY_ITESTS := $(addprefix itest-functions-,$(FUNCTION_SERVERS)) $(addprefix 
 # The released module (make dist): linked against glibc 2.17, no debug info.
 RELEASE_SO := $(CURDIR)/target/x86_64-unknown-linux-gnu/dist/libwinlimit.so
 
-.PHONY: all build lua deps servers release-so test unit itest itest-all itest-clients $(addprefix itest-,$(SERVERS)) itest-valkey itest-library $(LIBRARY_ITESTS) itest-client lua-clients itest-node node-deps dist itest-dist lint docs run bench bench-instr fuzz clean
+.PHONY: all build lua deps servers release-so test unit itest itest-all itest-clients $(addprefix itest-,$(SERVERS)) itest-valkey itest-library $(LIBRARY_ITESTS) itest-client lua-clients itest-node node-deps dist itest-dist lint docs run bench bench-breaker bench-instr fuzz clean
 
 all: build
 
@@ -107,13 +107,15 @@ lua-clients:
 	python3 scripts/embed-lua.py
 
 # The lint gate (CI runs it before make test): rustfmt, clippy with every warning an error
-# and every `unsafe` block needing its `// SAFETY:` comment, and mypy --strict on the Python
-# client. rustup adds rustfmt and clippy when missing.
+# and every `unsafe` block needing its `// SAFETY:` comment, mypy --strict on the Python
+# client, and ruff (ruff.toml) over the Python client, the tests, scripts/ and bench/.
+# rustup adds rustfmt and clippy when missing.
 lint: deps lua-clients
 	@command -v rustup >/dev/null 2>&1 && rustup component add rustfmt clippy >/dev/null 2>&1 || true
 	cargo fmt --check
 	cargo clippy --all-targets -- -D warnings -D clippy::undocumented_unsafe_blocks
 	$(PY) -m mypy --strict clients/python/winlimit
+	$(PY) -m ruff check clients/python tests scripts bench
 
 # dist/: the release tarball, the Debian package, the client's wheel and sdist, SHA256SUMS.
 dist: deps
@@ -166,6 +168,11 @@ run: deps build
 # BENCH_ARGS passes more options (--quick, --rounds N, --only A,B, ...).
 bench: deps build
 	PYTHONPATH=tests:bench $(PY) -m winbench $(if $(CELL),--cell $(CELL)) $(BENCH_ARGS)
+
+# The Python client's latency per decision with Redis hung (SIGSTOP) or gone, with the
+# circuit breaker open and without it: bench/results/breaker.md (~1 min).
+bench-breaker: deps lua-clients
+	PYTHONPATH=tests:bench $(PY) -m winbench.breaker $(BENCH_ARGS)
 
 # Instructions per call (callgrind) for every contender, net of PING, with the cost targets:
 # bench/results/instructions.md. valgrind comes from Debian. CELL= adds redis-cell.

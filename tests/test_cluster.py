@@ -69,8 +69,11 @@ def holders(cluster, key):
     where a plain read of a key on a node not serving it would get -MOVED)."""
     key = key.decode() if isinstance(key, bytes) else key
     slot = key_slot(key.encode())
-    held = lambda n: [k.decode() if isinstance(k, bytes) else k
-                      for k in n.client.execute_command("CLUSTER GETKEYSINSLOT", slot, 10000)]
+
+    def held(n):
+        return [k.decode() if isinstance(k, bytes) else k
+                for k in n.client.execute_command("CLUSTER GETKEYSINSLOT", slot, 10000)]
+
     return [n.port for n in cluster.nodes if key in held(n)]
 
 

@@ -42,7 +42,7 @@ def crash_under_load(start_server, fsync, then_seconds=0.0):
 
 
 def test_appendfsync_always_keeps_every_acknowledged_unit(start_server):
-    for name, key, tally, _, found in crash_under_load(start_server, "always"):
+    for _name, key, tally, _, found in crash_under_load(start_server, "always"):
         print(f"crash always {key}: acknowledged {tally.acked}, in flight {tally.in_flight}, found {found}")
         assert tally.error is None and tally.acked > 0, (key, tally.error)
         assert tally.acked <= found <= tally.acked + tally.in_flight, key

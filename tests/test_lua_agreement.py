@@ -233,7 +233,7 @@ def test_the_random_cases_cover_errors_verdicts_and_the_range_error(r, library):
         command, make = rng.choice(COMMANDS)
         cases.append((command, make(rng)))
         pipe.execute_command(*library.args(command, f"k{len(cases)}", *cases[-1][1]))
-    for (command, args), reply in zip(cases, pipe.execute(raise_on_error=False)):
+    for (command, _args), reply in zip(cases, pipe.execute(raise_on_error=False)):
         if isinstance(reply, Exception):
             seen.add("range" if RANGE_ERROR in str(reply) else "error")
         else:

@@ -10,9 +10,9 @@ from kit import editions
 from kit.keyspace import copy_key, pexpiretime
 from kit.lua_library import Library
 from kit.server import REDIS_62
+from test_hostile_data import COMMANDS, prepare
 
 pytestmark = editions.module_only("it loads the module and the library itself, on one server: one run, in the module edition")
-from test_hostile_data import COMMANDS, prepare
 
 RANGE_ERROR = "exact range of the winlimit library"
 ROUNDS = 6

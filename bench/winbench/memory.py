@@ -47,7 +47,7 @@ def measure_memory(r: redis.Redis, shas: dict, quick: bool, missing: dict) -> li
             sizes, encodings = [], set()
             for i in range(nkeys):
                 key = f"mem:{tag}:{limit:05d}:{i:02d}"
-                replies = fill_full(r, lambda p: call(p, key, limit), limit)
+                replies = fill_full(r, lambda p, key=key, limit=limit, call=call: call(p, key, limit), limit)
                 allowed = sum(int(x[0]) for x in replies)
                 if allowed != limit or int(replies[-1][0]) != 0:
                     raise RuntimeError(f"memory fill {name} limit {limit}: {allowed} allowed, "

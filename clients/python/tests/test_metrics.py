@@ -4,6 +4,7 @@ real servers with a real httpx client over a real redis-server, and of calls to 
 asyncio limiters, the counters equal the decisions made; no key is ever a label."""
 
 import pytest
+import redis
 from prometheus_client import CollectorRegistry, generate_latest
 
 from apps import FRAMEWORKS, served
@@ -85,6 +86,6 @@ def test_a_limiter_counts_a_failed_call_as_an_error(make_limiter, start_server):
     registry = CollectorRegistry()
     limiter = make_limiter(port=stopped.port, metrics=Metrics(registry))
     stopped.stop()
-    with pytest.raises(Exception):
+    with pytest.raises(redis.ConnectionError):
         limiter.fixed("k", W, 1, name="api")
     assert counts(registry)["error"] == 1

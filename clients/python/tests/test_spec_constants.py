@@ -11,6 +11,7 @@ import winlimit.asgi
 import winlimit.asyncio
 import winlimit.wsgi
 from winlimit import _cache, _commands, _shadow
+from winlimit._options import MiddlewareOptions
 
 from shared_spec import CONSTANTS
 
@@ -48,13 +49,19 @@ def test_the_limiters_defaults_are_the_specs(limiter_class):
     assert default(limiter_class, "cache_size") == DEFAULTS["cache_size"] == _cache.DEFAULT_SIZE
 
 
+def test_the_middlewares_defaults_are_the_specs():
+    options = MiddlewareOptions(check=lambda limiter, key: None)
+    assert options.prefix == DEFAULTS["prefix"]
+    assert options.fail_open is DEFAULTS["fail_open"]
+    assert options.shadow is DEFAULTS["shadow"]
+    assert options.timeout * 1000 == DEFAULTS["timeout_ms"]
+
+
 @pytest.mark.parametrize("guarded", [winlimit.asgi.RateLimitMiddleware, winlimit.asgi.RateLimit,
                                      winlimit.wsgi.RateLimitMiddleware], ids=["asgi", "fastapi", "wsgi"])
-def test_the_middlewares_defaults_are_the_specs(guarded):
-    assert default(guarded, "prefix") == DEFAULTS["prefix"]
-    assert default(guarded, "fail_open") is DEFAULTS["fail_open"]
-    assert default(guarded, "shadow") is DEFAULTS["shadow"]
-    assert default(guarded, "timeout") * 1000 == DEFAULTS["timeout_ms"]
+def test_every_middleware_takes_its_options_as_one_value(guarded):
+    assert inspect.signature(guarded).parameters["options"].default is None
+    assert guarded is not None and winlimit.asgi.MiddlewareOptions is winlimit.wsgi.MiddlewareOptions
 
 
 def test_the_shadow_log_remembers_as_many_keys_as_the_spec_says():

@@ -46,9 +46,9 @@ def test_two_middlewares_fields_combine_as_the_style_says(case, style):
 
 @pytest.mark.parametrize("style", SPEC["bad_styles"])
 @pytest.mark.parametrize("make", [
-    lambda style: asgi.RateLimitMiddleware(test_asgi.hello, test_asgi.limiter_on(1), lambda l, k: None, headers=style),
-    lambda style: asgi.RateLimit(test_asgi.limiter_on(1), lambda l, k: None, headers=style),
-    lambda style: wsgi.RateLimitMiddleware(flask.Flask("x").wsgi_app, test_wsgi.limiter_on(1), lambda l, k: None,
+    lambda style: asgi.RateLimitMiddleware(test_asgi.hello, test_asgi.limiter_on(1), lambda lim, k: None, headers=style),
+    lambda style: asgi.RateLimit(test_asgi.limiter_on(1), lambda lim, k: None, headers=style),
+    lambda style: wsgi.RateLimitMiddleware(flask.Flask("x").wsgi_app, test_wsgi.limiter_on(1), lambda lim, k: None,
                                            headers=style),
 ], ids=["asgi", "fastapi", "wsgi"])
 def test_a_style_not_in_the_spec_is_refused(make, style):

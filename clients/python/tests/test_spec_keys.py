@@ -5,6 +5,7 @@ ipv6_subnet=128. The Node client's tests read the same file (spec-keys.test.mjs)
 
 import flask
 import pytest
+import starlette.requests
 
 import test_asgi
 import test_wsgi
@@ -25,6 +26,17 @@ def one_a_minute(lim, key):
 @pytest.mark.parametrize("case", SPEC["cases"], ids=[f"{c['address']}/{c['ipv6_subnet']}" for c in SPEC["cases"]])
 def test_an_address_has_the_shared_key(case):
     assert winlimit.ip_key(case["address"], case["ipv6_subnet"]) == case["key"]
+
+
+AT_64 = [c for c in SPEC["cases"] if c["ipv6_subnet"] == 64]
+
+
+@pytest.mark.parametrize("case", AT_64, ids=[c["address"] for c in AT_64])
+def test_the_exported_remote_address_functions_give_the_shared_key_at_64(case):
+    # An app building its own key from them ("user:" + remote_address(r)) gets the /64 too.
+    request = starlette.requests.Request({"type": "http", "client": (case["address"], 1234), "headers": []})
+    assert asgi.remote_address(request) == case["key"]
+    assert wsgi.remote_address({"REMOTE_ADDR": case["address"]}) == case["key"]
 
 
 def test_the_default_subnet_is_64():

@@ -7,8 +7,9 @@ import logging
 import pytest
 
 import winlimit
-from winlimit._guard import Guard
+from winlimit._options import MiddlewareOptions
 from winlimit._shadow import ShadowLog
+from winlimit._verdict import Judge
 
 from shared_spec import build, ids, load
 
@@ -19,7 +20,8 @@ SPEC = load("shadow.json")
 def test_shadow_mode_follows_the_shared_case(case, caplog):
     caplog.set_level(logging.WARNING, logger="winlimit")
     now = [0.0]
-    guard = Guard("rl:", fail_open=False, shadow=True, shadow_log=ShadowLog(case["log_keys"], lambda: now[0]))
+    options = MiddlewareOptions(check=lambda limiter, key: None, shadow=True)
+    guard = Judge(options, ShadowLog(case["log_keys"], lambda: now[0]))
     for step in case["steps"]:
         now[0] = step["at_ms"]
         caplog.clear()

@@ -13,25 +13,31 @@ the same decisions in this process, a middleware's `fallback=` while Redis is do
 
 from __future__ import annotations
 
+import concurrent.futures
+import contextvars
 import inspect
+import threading
 import time
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Dict, Optional, Protocol, Tuple
 
 import redis
 
-from . import _backend, _commands, _counting
+from . import _backend, _commands, _counting, _protect
+from ._breaker import DEFAULT_FAILURES, DEFAULT_MAX_OPEN_MS, DEFAULT_OPEN_MS, REFUSE, BreakerOptions, Breakers
 from ._cache import DEFAULT_SIZE, RejectionCache, forget, lookup, remember
 from ._backend import MissingPermission
 from ._commands import Key, ModuleNotLoaded, Pairs
 from ._decision import Decision, Policy
+from ._failures import BreakerOpen, CallTimedOut
 from ._keys import ip_key
+from ._options import check_timeout
 from ._sync_methods import SyncMethods
 
 if TYPE_CHECKING:
+    from . import memory
     from .metrics import Metrics
 
-__all__ = ["Decision", "Limiter", "MissingPermission", "ModuleNotLoaded", "Pairs", "Policy", "ip_key"]
+__all__ = ["BreakerOpen", "CallTimedOut", "Decision", "Limiter", "MissingPermission", "ModuleNotLoaded", "Pairs", "Policy", "ip_key"]
 __version__ = "0.4.0"
 
 
@@ -67,11 +73,24 @@ class Limiter(SyncMethods):
 
     `block_ms=ms` is the BLOCK of every recording call that gives no `block_ms` of its own
     (not of peeks, nor of refunds, where the server refuses it).
+
+    A circuit breaker per server (per cluster node) stops calling a Redis that fails: after
+    `failures` (3) consecutive failures (a connection error, no answer within `timeout`, or a
+    LOADING, BUSY, MASTERDOWN, TRYAGAIN, CLUSTERDOWN or READONLY reply) no call is sent for
+    `open_ms` (1000), doubling on each failed probe up to `max_open_ms` (30000); then one
+    call probes Redis, and its answer closes the breaker. `breaker=False` turns it off.
+    While Redis fails or the breaker is open, `fallback=winlimit.memory.Limiter()` decides
+    the very command line; without one, a call while open raises `BreakerOpen` (a
+    `redis.ConnectionError`) at once, without sending. `timeout=seconds` bounds each call by
+    running it on a pool thread (None, the default: the client's own `socket_timeout`, as a
+    blocking call cannot be abandoned).
     """
 
     def __init__(self, client: SyncClient, name: str = _commands.DEFAULT_NAME, *,
                  cache_rejections: bool = False, cache_size: int = DEFAULT_SIZE, metrics: Optional["Metrics"] = None,
-                 backend: str = "auto", block_ms: Optional[int] = None):
+                 backend: str = "auto", block_ms: Optional[int] = None, fallback: Optional["memory.Limiter"] = None,
+                 timeout: Optional[float] = None, breaker: bool = True, failures: int = DEFAULT_FAILURES,
+                 open_ms: int = DEFAULT_OPEN_MS, max_open_ms: int = DEFAULT_MAX_OPEN_MS):
         # redis-py's methods carry no types, so a type checker cannot tell the clients apart.
         if inspect.iscoroutinefunction(client.execute_command):
             raise TypeError("an asyncio client goes to winlimit.asyncio.Limiter")
@@ -81,6 +100,11 @@ class Limiter(SyncMethods):
         self.backends = _backend.Chooser(backend)
         self.rejections: Optional[RejectionCache] = RejectionCache(cache_size) if cache_rejections else None
         self.metrics = metrics
+        self.fallback = _protect.check_fallback(fallback)
+        self.timeout = check_timeout(timeout)
+        self.breakers = _protect.logged(Breakers(BreakerOptions(breaker, failures, open_ms, max_open_ms), self.name))
+        _protect.watch(self.breakers, metrics)
+        self._pool = _Pool()
 
     def reset(self, key: Key) -> bool:
         """Deletes the key, whatever its method, and forgets every cached rejection for it,
@@ -94,18 +118,37 @@ class Limiter(SyncMethods):
         cached = lookup(self.rejections, call)
         if cached is not None:
             return _counting.decided(self.metrics, cached)
+        # A cluster: the node serving the key, which has a breaker and a backend of its own.
+        node = _backend.node_of(self.client, call.args[1])
+        breaker = self.breakers.of(node.name if node else "")
+        action, ticket = breaker.admit()
+        if action == REFUSE:
+            return _protect.refused(self, call, breaker)
         started = time.perf_counter()
         try:
-            reply, backend = self._answer(call)
-        except (redis.RedisError, OSError):
-            _counting.failed(self.metrics, call.policies[0].name)
-            raise
+            reply, backend = self._within_time(call, node)
+        except (redis.RedisError, OSError) as e:
+            return _protect.failed(self, call, breaker, ticket, e)
+        breaker.done(ticket)
         decision = remember(self.rejections, call, Decision.from_reply(reply, call.policies, backend))
         return _counting.decided(self.metrics, decision, started)
 
-    def _answer(self, call: _commands.Call) -> Any:
-        # A cluster: the node serving the key, which is detected, loaded and called by itself.
-        node = _backend.node_of(self.client, call.args[1])
+    def _within_time(self, call: _commands.Call, node: Any) -> Any:
+        """The call's answer, or CallTimedOut once `timeout` has passed. A sync call cannot be
+        interrupted: with a timeout it runs on a pool thread, and the caller stops waiting
+        when the time is up (the thread waits on, until the client's socket_timeout)."""
+        if self.timeout is None:
+            return self._answer(call, node)
+        future = self._pool.get().submit(contextvars.copy_context().run, self._answer, call, node)
+        try:
+            return future.result(timeout=self.timeout)
+        except concurrent.futures.TimeoutError:
+            if future.done():
+                raise  # the call's own TimeoutError, not the wait's
+            future.cancel()  # not started yet: it never will be (the breaker may open)
+            raise CallTimedOut(self.timeout) from None
+
+    def _answer(self, call: _commands.Call, node: Any) -> Any:
         flow = self.backends.answer(call, self.backends.node(node.name if node else ""))
         return _backend.drive(flow, lambda request: self._raw(
             request.args, {} if request.routed or node is None else {"target_nodes": node}))
@@ -123,3 +166,18 @@ class Limiter(SyncMethods):
                 reply.close()  # never awaited: nothing was sent
             raise TypeError("an asyncio client goes to winlimit.asyncio.Limiter")
         return reply
+
+
+class _Pool:
+    """The threads a limiter with a timeout runs its calls on, made at the first such call and
+    shared by the limiter's twins."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._pool: Optional[concurrent.futures.ThreadPoolExecutor] = None
+
+    def get(self) -> concurrent.futures.ThreadPoolExecutor:
+        with self._lock:
+            if self._pool is None:
+                self._pool = concurrent.futures.ThreadPoolExecutor(thread_name_prefix="winlimit")
+            return self._pool

@@ -14,11 +14,11 @@ if TYPE_CHECKING:
 
 def decided(metrics: Optional["Metrics"], decision: Decision, started: Optional[float] = None,
             shadow: bool = False) -> Decision:
-    """Counts `decision`, and the Redis call's time from `started` (perf_counter) unless it
-    came from the cache; returns it."""
+    """Counts `decision`, and its call's time from `started` (perf_counter) unless it came
+    from the cache, by backend: "memory" for the fallback's, else "redis"; returns it."""
     if metrics is not None:
         if started is not None and not decision.cached:
-            metrics.timed(time.perf_counter() - started)
+            metrics.timed(time.perf_counter() - started, "memory" if decision.backend == "memory" else "redis")
         metrics.decided(decision, shadow)
     return decision
 

@@ -1,63 +1,30 @@
-"""What every middleware decides about a request once the limiter has answered (or failed),
-shared by the ASGI and the WSGI middleware: no web framework here.
-
-A verdict is one of: let the request through with these header fields, reject it with 429
-and these fields, or answer 503 (Redis failed and the guard fails closed). Shadow mode turns
-a rejection into letting through, counted and logged.
+"""What every middleware does with a request, shared by the ASGI middleware, the FastAPI
+dependency and the WSGI middleware (each only adapts its framework): the key, the check on
+the limiter (through the counting's Recorder, the limiter's breaker, timeout and fallback),
+the verdict, and the refund once the response's status is known. No web framework here.
 """
 
 from __future__ import annotations
 
 import inspect
-import logging
-import threading
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Dict, Optional
+import time
+from typing import Any, Callable, List, Optional, Tuple, cast
 
-from . import _counting
+import redis
 
+from . import _protect
 from ._decision import Decision
-from ._shadow import ShadowLog, quoted
-from ._styles import DEFAULT_STYLE, check_style, fields
+from ._keys import address_key
+from ._options import MiddlewareOptions
+from ._refund import refund_failed
+from ._shadow import ShadowLog
+from ._verdict import Judge, Verdict
 
-if TYPE_CHECKING:
-    from . import memory
-    from .metrics import Metrics
+Outcome = Tuple[Verdict, Optional[Decision], Any]
+"""The verdict, the decision it came from (None when the request is unlimited or Redis
+failed) and the limiter the check was given (a `Recorder` when its units may be refunded)."""
 
-log = logging.getLogger("winlimit")
-
-DEFAULT_TIMEOUT = 1.0
-"""Seconds the middleware waits for Redis before counting the check as failed."""
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """status: 200 (let through, with `headers` added), 429 or 503 (answer it so)."""
-
-    status: int
-    headers: Dict[str, str] = field(default_factory=dict)
-
-
-PASS = Verdict(200)
-UNAVAILABLE = Verdict(503)
-
-
-class CheckTimedOut(TimeoutError):
-    """No answer from Redis within the middleware's `timeout`."""
-
-    def __init__(self, timeout: float):
-        super().__init__(f"no answer from Redis within {timeout * 1000:g} ms")
-
-
-def check_timeout(timeout: Optional[float]) -> Optional[float]:
-    """`timeout` as given, once it is seconds above 0 (or None: wait as long as the client)."""
-    if timeout is None:
-        return None
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
-        raise TypeError(f"timeout must be a number of seconds, not {type(timeout).__name__}")
-    if not 0 < timeout < float("inf"):
-        raise ValueError(f"timeout must be more than 0 seconds, not {timeout}")
-    return float(timeout)
+UNLIMITED: Outcome = (Verdict(200), None, None)
 
 
 def takes_request(check: Callable[..., Any]) -> bool:
@@ -72,69 +39,88 @@ def takes_request(check: Callable[..., Any]) -> bool:
 
 
 class Guard:
-    """The failure policy and shadow mode of one middleware or dependency."""
+    """One middleware's or dependency's handling of a request. `limiter` is a Redis limiter
+    (sync or asyncio); the middleware's `timeout` and `fallback` make a twin of it that shares
+    its breakers. `peer(request)` is the framework's client address, and `remote_address`
+    the exported default key function it stands for."""
 
-    def __init__(self, prefix: str, fail_open: bool, shadow: bool, timeout: Optional[float] = DEFAULT_TIMEOUT,
-                 headers: Optional[str] = DEFAULT_STYLE, shadow_log: Optional[ShadowLog] = None,
-                 metrics: Optional["Metrics"] = None, fallback: Optional["memory.Limiter"] = None):
-        self.prefix = prefix
-        self.fallback = fallback
-        self.redis_down = False
-        self.fail_open = fail_open
-        self.shadow = shadow
-        self.timeout = check_timeout(timeout)
-        self.style = check_style(headers)
-        self.metrics = metrics
-        self.shadow_rejections = 0
-        self._shadow_log = shadow_log or ShadowLog()
-        self._lock = threading.Lock()  # WSGI servers call from several threads
+    def __init__(self, limiter: Any, options: MiddlewareOptions, peer: Callable[[Any], Optional[str]],
+                 remote_address: Callable[[Any], Optional[str]], shadow_log: Optional[ShadowLog] = None):
+        self.options = options
+        self.judge = Judge(options, shadow_log)
+        fallback = options.fallback if options.fallback is not None else limiter.fallback
+        self.limiter = _protect.twin(limiter, options.timeout, fallback)
+        _protect.watch(limiter.breakers, options.metrics)
+        self.counting = options.counting()
+        self.with_request = takes_request(options.check)
+        key_func = options.key_func
+        default = key_func is None or key_func is remote_address
+        self.key_func = address_key(peer, options.ipv6_subnet) if default else cast(Callable[[Any], Any], key_func)
 
-    def judged(self, key: str, decision: Decision, started: Optional[float] = None) -> Verdict:
-        """The verdict on `decision`, counted in the metrics with the call's time from
-        `started` (perf_counter)."""
-        _counting.decided(self.metrics, decision, started, shadow=self.shadow and not decision.allowed)
-        headers = fields(decision, self.style)
-        if decision.allowed:
-            return Verdict(200, headers)
-        if not self.shadow:
-            return Verdict(429, headers)
-        headers.pop("Retry-After", None)
-        with self._lock:
-            self.shadow_rejections += 1
-            warning = self._shadow_log.warning(key, decision, decision.headers()["RateLimit"])
-        if warning is not None:
-            log.warning("%s", warning)
-        return Verdict(200, headers)
+    @property
+    def shadow_rejections(self) -> int:
+        return self.judge.shadow_rejections
 
-    def falls_back(self, error: BaseException) -> bool:
-        """Redis failed: True when the fallback is to decide instead. The first failure of an
-        outage is warned about; the rest of it is quiet (one line per request would flood)."""
-        if self.fallback is None:
-            return False
-        with self._lock:
-            began, self.redis_down = not self.redis_down, True
-        if began:
-            log.warning("winlimit: Redis failed (%s: %s): deciding by the in-process fallback until it answers "
-                        "again; its limits count per process", error_name(error), error)
-        return True
+    def decide_sync(self, request: Any) -> Outcome:
+        """The outcome of a sync check. Errors that are not Redis's (a bug in key_func or
+        check) propagate."""
+        key = self.key_func(request)
+        if key is None:
+            return UNLIMITED
+        key = self.options.prefix + key
+        started = time.perf_counter()
+        limiter = self.counting.recorder(self.limiter)
+        try:
+            decision = self._checked(limiter, key, request)
+        except (redis.RedisError, OSError) as e:
+            return self.judge.failed(key, e, self.limiter.name), None, None
+        return self.judge.judged(key, decision, started), decision, limiter
 
-    def redis_answered(self) -> None:
-        """Redis decided: an outage, if there was one, is over."""
-        if self.redis_down:
-            with self._lock:
-                ended, self.redis_down = self.redis_down, False
-            if ended:
-                log.info("winlimit: Redis answers again: deciding by Redis")
+    async def decide(self, request: Any) -> Outcome:
+        """The outcome of a check that may be async (key_func and check alike)."""
+        key = self.key_func(request)
+        if inspect.isawaitable(key):
+            key = await key
+        if key is None:
+            return UNLIMITED
+        key = self.options.prefix + key
+        started = time.perf_counter()
+        limiter = self.counting.recorder(self.limiter)
+        try:
+            decided = self._checked(limiter, key, request)
+            decision = await decided if inspect.isawaitable(decided) else decided
+        except (redis.RedisError, OSError) as e:
+            return self.judge.failed(key, e, self.limiter.name), None, None
+        return self.judge.judged(key, decision, started), decision, limiter
 
-    def failed(self, key: str, error: BaseException, policy: str = "") -> Verdict:
-        # Connection refused, no answer in time, OOM, a server without the module: the limiter
-        # cannot decide. Logged without a traceback: an outage would print one per request.
-        _counting.failed(self.metrics, policy)
-        log.error("winlimit: rate limit check for %s failed, failing %s: %s: %s",
-                  quoted(key), "open" if self.fail_open else "closed", error_name(error), error)
-        return PASS if self.fail_open else UNAVAILABLE
+    def refunds(self, outcome: Outcome, status: Optional[int]) -> List[Callable[[], Any]]:
+        """The refunds a request owes once it ended with `status` (None: the handler raised)."""
+        _, decision, limiter = outcome
+        return self.counting.due(decision, limiter, status)
 
+    def may_refund(self, outcome: Outcome) -> bool:
+        return self.counting.may_refund(outcome[1], outcome[2])
 
-def error_name(error: BaseException) -> str:
-    """The error's class name; TimeoutError for the middleware's own timeout, as in Node."""
-    return "TimeoutError" if isinstance(error, CheckTimedOut) else type(error).__name__
+    def settle_sync(self, outcome: Outcome, status: Optional[int]) -> None:
+        for refund in self.refunds(outcome, status):
+            try:
+                refund()
+            except Exception as e:  # noqa: BLE001  (logged: the response is already decided)
+                refund_failed(e)
+
+    async def settle(self, outcome: Outcome, status: Optional[int]) -> None:
+        """Gives the request's units back when it does not count."""
+        for refund in self.refunds(outcome, status):
+            try:
+                done = refund()
+                if inspect.isawaitable(done):
+                    await done
+            except Exception as e:  # noqa: BLE001  (logged: the response is already decided)
+                refund_failed(e)
+
+    def _checked(self, limiter: Any, key: str, request: Any) -> Any:
+        """The check's call on `limiter` (the counting's view of the Redis limiter)."""
+        check = self.options.check
+        if self.with_request:
+            return cast(Callable[[Any, str, Any], Any], check)(limiter, key, request)
+        return cast(Callable[[Any, str], Any], check)(limiter, key)

@@ -188,7 +188,7 @@ class Buckets:
         else:
             # Buckets leave oldest first: the one whose departure frees enough room.
             need, freed, freeing = counted + cost - limit, 0, first
-            for freeing, units in counted_buckets:
+            for freeing, units in counted_buckets:  # noqa: B007  (read after the loop)
                 freed += units
                 if freed >= need:
                     break

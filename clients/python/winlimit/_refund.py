@@ -9,6 +9,7 @@ request does not count: a success under `count="failures"`, a failure under
 
 from __future__ import annotations
 
+import inspect
 import logging
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
@@ -75,7 +76,7 @@ class Recorder:
     def __init__(self, limiter: Any, block_ms: Optional[int]):
         self._limiter = limiter
         self._block_ms = block_ms
-        self.calls: List[Tuple[Callable[..., Any], Tuple[Any, ...], Dict[str, Any]]] = []
+        self.calls: List[_Recorded] = []
 
     def __getattr__(self, name: str) -> Any:
         method = getattr(self._limiter, name)
@@ -83,24 +84,49 @@ class Recorder:
             return method
 
         def recorded(*args: Any, **kw: Any) -> Any:
-            if not kw.get("peek") and kw.get("refund") is None:
-                if self._block_ms is not None:
-                    kw.setdefault("block_ms", self._block_ms)
-                self.calls.append((method, args, kw))
-            return method(*args, **kw)
+            if kw.get("peek") or kw.get("refund") is not None:
+                return method(*args, **kw)
+            if self._block_ms is not None:
+                kw.setdefault("block_ms", self._block_ms)
+            call = _Recorded(name, args, kw)
+            self.calls.append(call)
+            return call.noting(method(*args, **kw))
 
         return recorded
 
     def refunds(self) -> List[Callable[[], Any]]:
-        """One call per recorded call, giving its units back (each returns what the limiter
-        does: a Decision, or an awaitable of one)."""
+        """One call per recorded call, giving its units back where they were counted: the
+        limiter's fallback for a decision it made, else the limiter (each returns what the
+        limiter does: a Decision, or an awaitable of one)."""
         made = []
-        for method, args, kw in self.calls:
-            cost = kw.get("cost", 1)
+        fallback = getattr(self._limiter, "fallback", None)
+        for call in self.calls:
+            cost = call.kw.get("cost", 1)
             if isinstance(cost, int) and cost > 0:
-                kept = {k: v for k, v in kw.items() if k in KEPT}
-                made.append(_refund(method, args, kept, cost))
+                kept = {k: v for k, v in call.kw.items() if k in KEPT}
+                where = fallback if call.backend == "memory" and fallback is not None else self._limiter
+                made.append(_refund(getattr(where, call.name), call.args, kept, cost))
         return made
+
+
+class _Recorded:
+    """A recording call, and the backend its decision came from once known."""
+
+    def __init__(self, name: str, args: Tuple[Any, ...], kw: Dict[str, Any]):
+        self.name, self.args, self.kw = name, args, kw
+        self.backend: Optional[str] = None
+
+    def noting(self, decided: Any) -> Any:
+        if not inspect.isawaitable(decided):
+            self.backend = getattr(decided, "backend", None)
+            return decided
+
+        async def awaited() -> Any:
+            decision = await decided
+            self.backend = getattr(decision, "backend", None)
+            return decision
+
+        return awaited()
 
 
 def _refund(method: Callable[..., Any], args: Tuple[Any, ...], kept: Dict[str, Any], cost: int) -> Callable[[], Any]:

@@ -19,30 +19,24 @@ per key per quiet period: a new limit can be watched before it is enforced.
 
 from __future__ import annotations
 
-import asyncio
 import inspect
-import time
-from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable, Dict, Optional, Tuple, Union, cast
+from typing import Any, AsyncIterator, Awaitable, Callable, Dict, Optional, Union, cast
 
-import redis
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ._decision import Decision
-from ._guard import DEFAULT_TIMEOUT, CheckTimedOut, Guard, Verdict, takes_request
-from ._keys import DEFAULT_IPV6_SUBNET, address_key, check_subnet
-from ._refund import Counting, IsFailure, refund_failed
-from ._styles import DEFAULT_STYLE, FIELDS, combined, merged
+from ._guard import Guard
+from ._keys import ip_key
+from ._options import MiddlewareOptions, options_of
+from ._styles import FIELDS, combined, merged
+from ._verdict import Verdict
 from .asyncio import Limiter
 
-if TYPE_CHECKING:
-    from . import memory
-    from .metrics import Metrics
-
-__all__ = ["Check", "KeyFunc", "OnReject", "RateLimit", "RateLimitMiddleware", "Rejected", "rejected_handler",
-           "remote_address"]
+__all__ = ["Check", "KeyFunc", "MiddlewareOptions", "OnReject", "RateLimit", "RateLimitMiddleware", "Rejected",
+           "rejected_handler", "remote_address"]
 
 Check = Union[Callable[[Limiter, str], Awaitable[Decision]], Callable[[Limiter, str, Request], Awaitable[Decision]]]
 """`check(limiter, key)`, or `check(limiter, key, request)` for limits that depend on the
@@ -59,112 +53,60 @@ request unlimited, e.g. for health checks."""
 
 
 def remote_address(request: Request) -> Optional[str]:
-    """The peer's IP address. Behind a proxy that is the proxy's; use uvicorn's
+    """The peer's IP address, an IPv6 one as its /64 (`winlimit.ip_key`): one IPv6 host
+    usually owns a whole /64. Behind a proxy that is the proxy's; use uvicorn's
     `--proxy-headers` (with `--forwarded-allow-ips`) or a key_func of your own."""
+    address = _peer(request)
+    return None if address is None else ip_key(address)
+
+
+def _peer(request: Request) -> Optional[str]:
     return request.client.host if request.client else None
 
 
-class _Guard(Guard):
-    """What the middleware and the dependency share: the key, the call, the verdict."""
+def _guard(limiter: Limiter, check: Optional[Check], options: Optional[MiddlewareOptions],
+           given: Dict[str, Any]) -> Guard:
+    return Guard(limiter, options_of(check, options, given), _peer, remote_address)
 
-    def __init__(self, limiter: Limiter, check: Check, key_func: KeyFunc, prefix: str, fail_open: bool,
-                 shadow: bool, timeout: Optional[float], ipv6_subnet: int, headers: Optional[str],
-                 on_reject: Optional[OnReject], metrics: Optional["Metrics"], fallback: Optional["memory.Limiter"],
-                 counting: Counting):
-        super().__init__(prefix, fail_open, shadow, timeout, headers, metrics=metrics, fallback=fallback)
-        self.counting = counting
-        self.on_reject = on_reject
-        self.limiter = limiter
-        self.check = check
-        self.with_request = takes_request(check)
-        self.key_func = address_key(remote_address, ipv6_subnet) if key_func is remote_address else key_func
-        check_subnet(ipv6_subnet)
 
-    async def decide(self, request: Request) -> Tuple[Verdict, Optional[Decision], Any]:
-        """The verdict, the decision it came from (None when the request is unlimited or
-        Redis failed) and the limiter the check was given (a `Recorder` when its units may be
-        refunded). Errors that are not Redis's (a bug in key_func or check) propagate."""
-        key = self.key_func(request)
-        if inspect.isawaitable(key):
-            key = await key
-        if key is None:
-            return Verdict(200), None, None
-        key = self.prefix + key
-        started = time.perf_counter()
-        limiter = self.counting.recorder(self.limiter)
-        try:
-            decision = await self._within_time(self._checked(limiter, key, request))
-        except (redis.RedisError, OSError, CheckTimedOut) as e:
-            if not self.falls_back(e):
-                return self.failed(key, e, self.limiter.name), None, None
-            # The memory limiter answers at once (a sync check returns its decision).
-            # Without the counting's refunds and block_ms: it counts every request.
-            limiter = self.fallback
-            decided = self._checked(limiter, key, request)
-            decision = await decided if inspect.isawaitable(decided) else decided
-            return self.judged(key, decision), decision, limiter
-        self.redis_answered()
-        return self.judged(key, decision, started), decision, limiter
-
-    async def settle(self, decision: Optional[Decision], limiter: Any, status: Optional[int]) -> None:
-        """Once the response's status is known (None: the handler raised): gives the
-        request's units back when it does not count."""
-        for refund in self.counting.due(decision, limiter, status):
-            try:
-                done = refund()
-                if inspect.isawaitable(done):
-                    await done
-            except Exception as e:  # noqa: BLE001  (logged: the response is already decided)
-                refund_failed(e)
-
-    def _checked(self, limiter: Any, key: str, request: Request) -> Any:
-        """The check's call on `limiter` (the Redis limiter or the fallback)."""
-        if self.with_request:
-            return cast(Callable[[Any, str, Request], Any], self.check)(limiter, key, request)
-        return cast(Callable[[Any, str], Any], self.check)(limiter, key)
-
-    async def rejection(self, request: Request, verdict: Verdict, decision: Optional[Decision]) -> Response:
-        """The response to a rejected request: on_reject's, with the fields it lacks, or 429
-        with a short text."""
-        if self.on_reject is None or decision is None:
-            return PlainTextResponse("Too Many Requests", status_code=429, headers=verdict.headers)
-        response = self.on_reject(request, decision)
-        if inspect.isawaitable(response):
-            response = await response
-        for name, value in verdict.headers.items():
-            if name not in response.headers:
-                response.headers[name] = value
-        return response
-
-    async def _within_time(self, work: Awaitable[Decision]) -> Decision:
-        # Not the client's own timeout: with default settings a stopped server can take
-        # seconds (reconnects, retries) to fail a call, and every request would wait that long.
-        if self.timeout is None:
-            return await work
-        try:
-            return await asyncio.wait_for(work, self.timeout)
-        except asyncio.TimeoutError:
-            raise CheckTimedOut(self.timeout) from None
+async def rejection(guard: Guard, request: Request, verdict: Verdict, decision: Optional[Decision]) -> Response:
+    """The response to a rejected request: on_reject's, with the fields it lacks, or 429
+    with a short text."""
+    on_reject = guard.options.on_reject
+    if on_reject is None or decision is None:
+        return PlainTextResponse("Too Many Requests", status_code=429, headers=verdict.headers)
+    response = on_reject(request, decision)
+    if inspect.isawaitable(response):
+        response = await response
+    for name, value in verdict.headers.items():
+        if name not in response.headers:
+            response.headers[name] = value
+    return cast(Response, response)
 
 
 class RateLimitMiddleware:
     """An ASGI middleware limiting every HTTP request of the app (WebSocket and lifespan
     events pass untouched).
 
-    limiter: a `winlimit.asyncio.Limiter`; check: `check(limiter, key)`, the call that decides;
+    The options come as keyword arguments, or as one `MiddlewareOptions` (`options=`; a
+    keyword given beside it wins). limiter: a `winlimit.asyncio.Limiter` (its circuit breaker
+    is shared by every middleware and call using it); check: `check(limiter, key)`, the call
+    that decides;
     key_func: the request's key (default: the client's address, an IPv6 one as its network of
     `ipv6_subnet` bits, 64 by default, 128 for the whole address; None: not limited);
     prefix: put before the key (default `"rl:"`); fail_open: let requests through when Redis
     fails (default False: answer 503); shadow: check and count, but let every request through
-    (`shadow_rejections` counts those it would have rejected); timeout: seconds to wait for
-    Redis before counting it as failed (default 1.0; None waits as long as the client does);
+    (`shadow_rejections` counts those it would have rejected); timeout: seconds each Redis
+    call may take before it counts as failed, for the limiter's breaker too (default 1.0;
+    None waits as long as the client does);
     ipv6_subnet: see key_func; headers: the header style ("draft-11", "draft-7", "legacy" or
     None); on_reject: `on_reject(request, decision)`, the response to a rejected request;
     metrics: a `winlimit.metrics.Metrics` counting each request's decision; fallback: a
-    `winlimit.memory.Limiter` that decides (with the same check) while Redis fails or gives no
-    answer in time, instead of failing open or closed: one warning per outage, and Redis
-    decides again as soon as it answers. It counts per process: with N processes, up to N
-    times the limit passes while Redis is down.
+    `winlimit.memory.Limiter` that decides the very command (its COST, REFUND and BLOCK too,
+    so `count=` and `block_ms` hold) while Redis fails or gives no answer in time and while
+    the limiter's breaker is open, instead of failing open or closed (the limiter's own
+    `fallback=` when not given). It counts per process: with N processes, up to N times the
+    limit passes while Redis is down.
 
     count: which requests use up the limit: `"all"` (the default), `"failures"` or
     `"successes"`. Every request is counted before the app runs; once the app starts its
@@ -174,15 +116,10 @@ class RateLimitMiddleware:
     of the check asks BLOCK ms unless it gives its own `block_ms`.
     """
 
-    def __init__(self, app: ASGIApp, limiter: Limiter, check: Check, key_func: KeyFunc = remote_address,
-                 prefix: str = "rl:", fail_open: bool = False, shadow: bool = False,
-                 timeout: Optional[float] = DEFAULT_TIMEOUT, ipv6_subnet: int = DEFAULT_IPV6_SUBNET,
-                 headers: Optional[str] = DEFAULT_STYLE, on_reject: Optional[OnReject] = None,
-                 metrics: Optional["Metrics"] = None, fallback: Optional["memory.Limiter"] = None,
-                 count: str = "all", is_failure: Optional[IsFailure] = None, block_ms: Optional[int] = None):
+    def __init__(self, app: ASGIApp, limiter: Limiter, check: Optional[Check] = None, *,
+                 options: Optional[MiddlewareOptions] = None, **kwargs: Any):
         self.app = app
-        self.guard = _Guard(limiter, check, key_func, prefix, fail_open, shadow, timeout, ipv6_subnet, headers,
-                            on_reject, metrics, fallback, Counting(count, is_failure, block_ms))
+        self.guard = _guard(limiter, check, options, kwargs)
 
     @property
     def shadow_rejections(self) -> int:
@@ -194,14 +131,15 @@ class RateLimitMiddleware:
             await self.app(scope, receive, send)
             return
         request = Request(scope)  # without receive: the body stays the app's
-        verdict, decision, limiter = await self.guard.decide(request)
+        outcome = await self.guard.decide(request)
+        verdict, decision, _ = outcome
         if verdict.status == 503:
             await PlainTextResponse("rate limiter unavailable", status_code=503)(scope, receive, send)
             return
         if verdict.status == 429:
-            await (await self.guard.rejection(request, verdict, decision))(scope, receive, send)
+            await (await rejection(self.guard, request, verdict, decision))(scope, receive, send)
             return
-        style = self.guard.style
+        style = self.guard.judge.style
         started = False
 
         async def send_with_fields(message: Message) -> None:
@@ -209,7 +147,7 @@ class RateLimitMiddleware:
             if message["type"] == "http.response.start":
                 # Settled before the response leaves: the client's next request sees the refund.
                 started = True
-                await self.guard.settle(decision, limiter, int(message["status"]))
+                await self.guard.settle(outcome, int(message["status"]))
                 if verdict.headers:
                     lines = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in message.get("headers", [])]
                     both = combined(lines, verdict.headers, style)
@@ -221,7 +159,7 @@ class RateLimitMiddleware:
             await self.app(scope, receive, send_with_fields)
         except Exception:
             if not started:  # the app raised before answering: a failure
-                await self.guard.settle(decision, limiter, None)
+                await self.guard.settle(outcome, None)
             raise
 
 
@@ -244,14 +182,9 @@ class RateLimit:
     response is sent; with the default scope, just after.
     """
 
-    def __init__(self, limiter: Limiter, check: Check, key_func: KeyFunc = remote_address,
-                 prefix: str = "rl:", fail_open: bool = False, shadow: bool = False,
-                 timeout: Optional[float] = DEFAULT_TIMEOUT, ipv6_subnet: int = DEFAULT_IPV6_SUBNET,
-                 headers: Optional[str] = DEFAULT_STYLE, on_reject: Optional[OnReject] = None,
-                 metrics: Optional["Metrics"] = None, fallback: Optional["memory.Limiter"] = None,
-                 count: str = "all", is_failure: Optional[IsFailure] = None, block_ms: Optional[int] = None):
-        self.guard = _Guard(limiter, check, key_func, prefix, fail_open, shadow, timeout, ipv6_subnet, headers,
-                            on_reject, metrics, fallback, Counting(count, is_failure, block_ms))
+    def __init__(self, limiter: Limiter, check: Optional[Check] = None, *,
+                 options: Optional[MiddlewareOptions] = None, **kwargs: Any):
+        self.guard = _guard(limiter, check, options, kwargs)
 
     @property
     def shadow_rejections(self) -> int:
@@ -260,23 +193,24 @@ class RateLimit:
 
     async def __call__(self, request: Request, response: Response) -> AsyncIterator[Optional[Decision]]:
         # A dependency with yield: the code after it runs once the route has answered or raised.
-        verdict, decision, limiter = await self.guard.decide(request)
+        outcome = await self.guard.decide(request)
+        verdict, decision, _ = outcome
         if verdict.status == 503:
             raise HTTPException(503, "rate limiter unavailable")
-        if verdict.status == 429 and self.guard.on_reject is not None:
-            raise Rejected(await self.guard.rejection(request, verdict, decision), verdict.headers)
+        if verdict.status == 429 and self.guard.options.on_reject is not None:
+            raise Rejected(await rejection(self.guard, request, verdict, decision), verdict.headers)
         if verdict.status == 429:
             raise HTTPException(429, "Too Many Requests", headers=verdict.headers)
         on = {name: response.headers[name] for name in FIELDS if name in response.headers}
         for name in on:
             del response.headers[name]
-        response.headers.update(merged(on, verdict.headers, self.guard.style))
+        response.headers.update(merged(on, verdict.headers, self.guard.judge.style))
         try:
             yield decision
         except Exception as e:
-            await self.guard.settle(decision, limiter, e.status_code if isinstance(e, HTTPException) else None)
+            await self.guard.settle(outcome, e.status_code if isinstance(e, HTTPException) else None)
             raise
-        await self.guard.settle(decision, limiter, _route_status(request, response))
+        await self.guard.settle(outcome, _route_status(request, response))
 
 
 def _route_status(request: Request, response: Response) -> int:

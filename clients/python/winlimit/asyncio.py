@@ -10,12 +10,16 @@ from typing import TYPE_CHECKING, Any, Awaitable, Optional, Protocol, Union
 
 import redis
 
-from . import _backend, _commands, _counting, _wait
+from . import _backend, _commands, _counting, _protect, _wait
+from ._breaker import DEFAULT_FAILURES, DEFAULT_MAX_OPEN_MS, DEFAULT_OPEN_MS, REFUSE, BreakerOptions, Breakers
 from ._cache import DEFAULT_SIZE, RejectionCache, forget, lookup, remember
 from ._commands import Key, Pairs
 from ._decision import Decision
+from ._failures import CallTimedOut
+from ._options import DEFAULT_TIMEOUT, check_timeout
 
 if TYPE_CHECKING:
+    from . import memory
     from .metrics import Metrics
 
 __all__ = ["AsyncClient", "Limiter"]
@@ -29,18 +33,25 @@ class AsyncClient(Protocol):
 
 
 class Limiter:
-    """The awaitable twin of `winlimit.Limiter`: the same methods, arguments, backends and
-    decisions."""
+    """The awaitable twin of `winlimit.Limiter`: the same methods, arguments, backends,
+    breaker and decisions. `timeout` (seconds, default 1.0; None: as long as the client)
+    bounds each call, which then counts as failed for the breaker."""
 
     def __init__(self, client: AsyncClient, name: str = _commands.DEFAULT_NAME, *,
                  cache_rejections: bool = False, cache_size: int = DEFAULT_SIZE, metrics: Optional["Metrics"] = None,
-                 backend: str = "auto", block_ms: Optional[int] = None):
+                 backend: str = "auto", block_ms: Optional[int] = None, fallback: Optional["memory.Limiter"] = None,
+                 timeout: Optional[float] = DEFAULT_TIMEOUT, breaker: bool = True, failures: int = DEFAULT_FAILURES,
+                 open_ms: int = DEFAULT_OPEN_MS, max_open_ms: int = DEFAULT_MAX_OPEN_MS):
         self.client = client
         self.name = _commands.check_name(name)
         self.block_ms = _commands.check_block(block_ms)
         self.backends = _backend.Chooser(backend)
         self.rejections: Optional[RejectionCache] = RejectionCache(cache_size) if cache_rejections else None
         self.metrics = metrics
+        self.fallback = _protect.check_fallback(fallback)
+        self.timeout = check_timeout(timeout)
+        self.breakers = _protect.logged(Breakers(BreakerOptions(breaker, failures, open_ms, max_open_ms), self.name))
+        _protect.watch(self.breakers, metrics)
 
     async def slide(self, key: Key, window_ms: Union[int, Pairs], limit: Optional[int] = None, *,
                     cost: int = 1, refund: Optional[int] = None, block_ms: Optional[int] = None,
@@ -93,20 +104,41 @@ class Limiter:
         cached = lookup(self.rejections, call)
         if cached is not None:
             return _counting.decided(self.metrics, cached)
+        try:
+            node = await self._node(call)
+        except (redis.RedisError, OSError) as e:  # a cluster that cannot tell its nodes
+            return _protect.failed(self, call, self.breakers.of(""), None, e)
+        breaker = self.breakers.of(node.name if node else "")
+        action, ticket = breaker.admit()
+        if action == REFUSE:
+            return _protect.refused(self, call, breaker)
         started = time.perf_counter()
         try:
-            reply, backend = await self._answer(call)
-        except (redis.RedisError, OSError):
-            _counting.failed(self.metrics, call.policies[0].name)
+            reply, backend = await self._within_time(self._answer(call, node))
+        except (redis.RedisError, OSError) as e:
+            return _protect.failed(self, call, breaker, ticket, e)
+        except BaseException:  # cancelled: the call's end is unknown
+            breaker.abandon(ticket)
             raise
+        breaker.done(ticket)
         decision = remember(self.rejections, call, Decision.from_reply(reply, call.policies, backend))
         return _counting.decided(self.metrics, decision, started)
 
-    async def _answer(self, call: _commands.Call) -> Any:
+    async def _node(self, call: _commands.Call) -> Any:
         initialize = getattr(self.client, "initialize", None)
         if initialize is not None:
             await initialize()  # a cluster knows its nodes only then; it does this once
-        node = _backend.node_of(self.client, call.args[1])
+        return _backend.node_of(self.client, call.args[1])
+
+    async def _within_time(self, work: Awaitable[Any]) -> Any:
+        if self.timeout is None:
+            return await work
+        try:
+            return await asyncio.wait_for(work, self.timeout)
+        except asyncio.TimeoutError:
+            raise CallTimedOut(self.timeout) from None
+
+    async def _answer(self, call: _commands.Call, node: Any) -> Any:
         flow = self.backends.answer(call, self.backends.node(node.name if node else ""))
         return await _backend.drive_async(flow, lambda request: self.client.execute_command(
             *request.args, **({} if request.routed or node is None else {"target_nodes": node})))

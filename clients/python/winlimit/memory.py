@@ -91,9 +91,10 @@ class Limiter(SyncMethods):
         cached = lookup(self.rejections, call)
         if cached is not None:
             return _counting.decided(self.metrics, cached)
+        started = time.perf_counter()
         reply = self.execute_command(*call.args)
         return _counting.decided(self.metrics, remember(self.rejections, call, Decision.from_reply(reply, call.policies,
-                                                                                                   "memory")))
+                                                                                                   "memory")), started)
 
     def execute_command(self, command: Any, key: Any, *args: Any) -> Reply:
         """Answers one WINLIMIT command line (`"WINLIMIT.SLIDE", key, 1000, 3`) at the

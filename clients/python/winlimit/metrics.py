@@ -7,7 +7,14 @@
 - `winlimit_decisions_total{policy, outcome}`: outcome is `allowed`, `rejected`,
   `shadow_rejected`, `cached` (a rejection answered from the limiter's cache), `fallback` or
   `error` (Redis failed: no decision);
-- `winlimit_call_seconds{backend}`: the time of each call to Redis (`backend="redis"`);
+- `winlimit_call_seconds{backend}`: the time of each decision, `backend="redis"` for a call
+  to Redis, `"memory"` for one the fallback made;
+- `winlimit_decisions_by_source_total{policy, source}`: each decision by who made it,
+  `redis` or `memory` (the fallback);
+- `winlimit_breaker_state{limiter}`: the limiter's circuit breaker, 0 closed, 1 half-open, 2
+  open (of a cluster's several breakers, the one furthest from closed);
+- `winlimit_breaker_transitions_total{limiter, to, cause}`: its changes of state, `cause`
+  one of `failures`, `open_elapsed`, `probe_failed`, `probe_succeeded`;
 - `winlimit_lowest_remaining{policy}`: the lowest `remaining` seen since the last scrape,
   which shows a limit coming near.
 
@@ -21,7 +28,7 @@ from __future__ import annotations
 import threading
 from typing import Dict, Iterable, Optional
 
-from prometheus_client import REGISTRY, CollectorRegistry, Counter, Histogram
+from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, Histogram
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
@@ -67,6 +74,12 @@ class Metrics:
                                  ["policy", "outcome"], registry=registry)
         self.call_seconds = Histogram("winlimit_call_seconds", "The time of each call to the backend", ["backend"],
                                       registry=registry)
+        self.by_source = Counter("winlimit_decisions_by_source", "Rate-limit decisions by policy and source",
+                                 ["policy", "source"], registry=registry)
+        self.breaker_state = Gauge("winlimit_breaker_state", "The circuit breaker: 0 closed, 1 half-open, 2 open",
+                                   ["limiter"], registry=registry)
+        self.breaker_transitions = Counter("winlimit_breaker_transitions", "The circuit breaker's changes of state",
+                                           ["limiter", "to", "cause"], registry=registry)
         self.lowest_remaining = _LowestRemaining()
         registry.register(self.lowest_remaining)
 
@@ -83,6 +96,7 @@ class Metrics:
         else:
             outcome = "cached" if decision.cached else "rejected"
         self.decisions.labels(name, outcome).inc()
+        self.by_source.labels(name, "memory" if decision.backend == "memory" else "redis").inc()
         self.lowest_remaining.seen(name, decision.remaining)
 
     def failed(self, policy: str) -> None:
@@ -91,3 +105,9 @@ class Metrics:
 
     def timed(self, seconds: float, backend: str = "redis") -> None:
         self.call_seconds.labels(backend).observe(seconds)
+
+    def breaker_changed(self, limiter: str, state: int, to: Optional[str] = None, cause: Optional[str] = None) -> None:
+        """The breaker of `limiter` is now in `state` (0, 1, 2), after a change `to` for `cause`."""
+        self.breaker_state.labels(limiter).set(state)
+        if to is not None and cause is not None:
+            self.breaker_transitions.labels(limiter, to, cause).inc()
