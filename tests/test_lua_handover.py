@@ -13,7 +13,7 @@ import pytest
 from kit import editions
 from kit.bucket_layout import bucket_log
 from kit.lua_library import Library
-from kit.keyspace import copy_key, pexpiretime
+from kit.keyspace import pexpiretime
 from kit.server import IS_VALKEY, REDIS_60, REDIS_62, module_path
 
 pytestmark = editions.module_only("it loads the module and the library itself, on one server: one run, in the module edition")
@@ -133,8 +133,6 @@ def test_a_gcra_state_written_with_another_limit_reads_alike(server):
     for writer_limit, reader_limit in [(7, 3), (3, 7), (999_983, 10**6), (10**6, 7), (7, 999_983)]:
         for writer in ("module", "library"):
             writer_args = (30 * 86_400, writer_limit, "BURST", 10)
-            write = (lambda key: ("WINLIMIT.GCRA", key, *writer_args)) if writer == "module" else \
-                (lambda key: library.args("winlimit.gcra", key, *writer_args))
             # A state under 10^6 a period lives a few ms: each try writes it to both keys,
             # three times each, and reads it back, all within one ms of the server's clock.
             for _ in range(200):  # a loaded machine may stretch many tries past a ms
@@ -143,7 +141,8 @@ def test_a_gcra_state_written_with_another_limit_reads_alike(server):
                 pipe.time()
                 for key in ("m", "l"):
                     for _ in range(3):
-                        pipe.execute_command(*write(key))
+                        pipe.execute_command(*(("WINLIMIT.GCRA", key, *writer_args) if writer == "module"
+                                               else library.args("winlimit.gcra", key, *writer_args)))
                 pipe.execute_command("WINLIMIT.GCRA", "m", 86_400, reader_limit, "BURST", 10)
                 pipe.execute_command(*library.args("winlimit.gcra", "l", 86_400, reader_limit, "BURST", 10))
                 pipe.get("m").get("l").time()
