@@ -12,7 +12,7 @@ LIBRARY_ITESTS := $(addprefix itest-functions-,$(FUNCTION_SERVERS)) $(addprefix 
 # The released module (make dist): linked against glibc 2.17, no debug info.
 RELEASE_SO := $(CURDIR)/target/x86_64-unknown-linux-gnu/dist/libwinlimit.so
 
-.PHONY: all build lua deps servers release-so test unit itest itest-all itest-clients $(addprefix itest-,$(SERVERS)) itest-valkey itest-library $(LIBRARY_ITESTS) itest-client lua-clients itest-node node-deps dist itest-dist lint docs run bench bench-breaker bench-instr fuzz clean
+.PHONY: all build lua deps servers release-so test unit itest itest-all itest-clients $(addprefix itest-,$(SERVERS)) itest-valkey itest-library $(LIBRARY_ITESTS) itest-client itest-limits lua-clients itest-node node-deps dist itest-dist lint docs run bench bench-breaker bench-instr fuzz clean
 
 all: build
 
@@ -33,9 +33,10 @@ servers: deps
 test: export WINLIMIT_MODULE := $(RELEASE_SO)
 test: deps servers unit dist itest-all itest-dist itest-clients
 
-# Both clients' suites side by side (each mostly waits on its servers and HTTP round trips).
+# The clients' suites side by side (each mostly waits on its servers, HTTP round trips and,
+# for limits' own tests, their sleeps).
 itest-clients:
-	$(MAKE) --no-print-directory -j2 --output-sync=target itest-client itest-node
+	$(MAKE) --no-print-directory -j3 --output-sync=target itest-client itest-node itest-limits
 
 unit:
 	cargo test --release
@@ -99,6 +100,17 @@ itest-client: lua-clients
 	for s in redis-6.2 redis-6.0; do \
 		WINLIMIT_SERVER_BIN=$(CURDIR)/.cache/$$s/bin/server WINLIMIT_CLI_BIN=$(CURDIR)/.cache/$$s/bin/cli \
 		WINLIMIT_CLIENT_BACKEND=scripts $(PY) -m pytest -q $(CLIENT_SKIP) clients/python/tests || exit 1; \
+	done
+
+# limits' own storage and strategy tests (its pinned sdist, fetched into .cache/) against
+# winlimit.limits: on the module (Redis 7.0), the library (Redis 7.0) and the scripts (Redis 6.2).
+itest-limits: export WINLIMIT_MODULE ?= $(RELEASE_SO)
+itest-limits: | release-so
+itest-limits: lua-clients
+	scripts/fetch-servers.sh redis-7.0 redis-6.2
+	for run in module:redis-7.0 functions:redis-7.0 scripts:redis-6.2; do s=$${run#*:}; \
+		WINLIMIT_SERVER_BIN=$(CURDIR)/.cache/$$s/bin/server WINLIMIT_CLIENT_BACKEND=$${run%%:*} \
+		$(PY) scripts/limits-tests.py || exit 1; \
 	done
 
 # The library built into both clients (scripts/embed-lua.py): the Python package's data and

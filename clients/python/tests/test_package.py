@@ -52,14 +52,14 @@ def _script_from(library):
     return module.script_from(library)
 
 
-def test_the_wheel_depends_on_redis_alone_starlette_with_asgi_and_prometheus_with_metrics(wheel):
+def test_the_wheel_depends_on_redis_alone_starlette_with_asgi_prometheus_with_metrics_and_limits_with_limits(wheel):
     [metadata] = [n for n in wheel.namelist() if n.endswith(".dist-info/METADATA")]
     requires = email.message_from_bytes(wheel.read(metadata)).get_all("Requires-Dist")
     core = [req for req in requires if "extra ==" not in req]
     extra = [req for req in requires if "extra ==" in req]
     assert [req.split(">")[0].strip() for req in core] == ["redis"]
     assert [(req.split(">")[0].strip(), req.split("extra ==")[1].strip()) for req in sorted(extra)] == [
-        ("prometheus-client", '"metrics"'), ("starlette", '"asgi"')]
+        ("limits", '"limits"'), ("prometheus-client", '"metrics"'), ("starlette", '"asgi"')]
 
 
 USER_CODE = '''
