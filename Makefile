@@ -108,12 +108,14 @@ lua-clients:
 
 # The lint gate (CI runs it before make test): rustfmt, clippy with every warning an error
 # and every `unsafe` block needing its `// SAFETY:` comment, and mypy --strict on the Python
-# client. rustup adds rustfmt and clippy when missing.
-lint: deps lua-clients
+# client, and on the Node client tsc --noEmit and eslint (typescript-eslint; its config is
+# clients/node/eslint.config.mjs). rustup adds rustfmt and clippy when missing.
+lint: deps lua-clients node-deps
 	@command -v rustup >/dev/null 2>&1 && rustup component add rustfmt clippy >/dev/null 2>&1 || true
 	cargo fmt --check
 	cargo clippy --all-targets -- -D warnings -D clippy::undocumented_unsafe_blocks
 	$(PY) -m mypy --strict clients/python/winlimit
+	cd clients/node && npm run --silent lint
 
 # dist/: the release tarball, the Debian package, the client's wheel and sdist, SHA256SUMS.
 dist: deps

@@ -35,7 +35,7 @@ export function remoteAddress(request: ExpressLikeRequest): string | undefined {
 export function rateLimit<Req extends IncomingMessage = ExpressLikeRequest, Res extends ServerResponse = ServerResponse>(
   options: RateLimitOptions<Req, Res>,
 ): Middleware<Req, Res> {
-  const guard = new Guard<Req, Res>(options, remoteAddress as (request: Req) => string | undefined);
+  const guard = new Guard<Req, Res>(options, remoteAddress);
   const middleware = (request: Req, response: Res, next: (error?: unknown) => void): void => {
     guard.decide(request).then((outcome) => {
       if (outcome.kind === "unavailable") return answer(response, 503, "rate limiter unavailable");

@@ -15,7 +15,9 @@ import { ShadowLog } from "./shadow";
 import { checkStyle, DEFAULT_STYLE, fields, HeaderStyle } from "./styles";
 
 /** `check(limiter, key, request)`: the call that decides, e.g. `(l, key) => l.gcra(key, 60_000, 100)`;
- * the request lets limits depend on it (a paid tier, say). */
+ * the request lets limits depend on it (a paid tier, say). `any` by default, so a check typed
+ * for the framework's own request type is accepted. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Check<Req = any> = (limiter: Limiter, key: string, request: Req) => Promise<Decision>;
 
 /** `key(request)`: whose limit the request counts against (may be async); `undefined` or

@@ -161,7 +161,7 @@ function decide(state: State, now: number, words: string[], peek: boolean, maxLi
 function newState(base: string, words: string[]): State {
   if (base === "WINLIMIT.SLIDE") {
     const at = words.findIndex((w, i) => w.toUpperCase() === "BUCKET" && i + 1 < words.length);
-    const bucket = at < 0 ? undefined : parse.parseInt64(words[at + 1]!);
+    const bucket = at < 0 ? undefined : parse.parseInt64(words[at + 1]);
     return bucket === undefined ? new Log() : new Buckets(bucket);
   }
   if (base === "WINLIMIT.FIXED") return new Counter();
