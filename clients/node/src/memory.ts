@@ -90,10 +90,16 @@ export class MemoryLimiter extends CommandMethods {
   protected async once(call: Call): Promise<Decision> {
     const cached = this.cache?.answer(call);
     if (cached !== undefined) return decided(this.metrics, cached);
+    const started = performance.now();
     const reply = this.executeCommand(call.args.map(String));
     const decision = Decision.fromReply(reply, call.policies, "memory");
     this.cache?.remember(call, decision);
-    return decided(this.metrics, decision);
+    return decided(this.metrics, decision, started);
+  }
+
+  /** Answers `call` (a Limiter's, whose breaker is open or whose Redis failed) here. */
+  decideCall(call: Call): Promise<Decision> {
+    return this.once(call);
   }
 
   /** Answers one WINLIMIT command line (`["WINLIMIT.SLIDE", key, "1000", "3"]`) at the
