@@ -12,7 +12,7 @@ LIBRARY_ITESTS := $(addprefix itest-functions-,$(FUNCTION_SERVERS)) $(addprefix 
 # The released module (make dist): linked against glibc 2.17, no debug info.
 RELEASE_SO := $(CURDIR)/target/x86_64-unknown-linux-gnu/dist/libwinlimit.so
 
-.PHONY: all build lua deps servers release-so test unit itest itest-all itest-clients $(addprefix itest-,$(SERVERS)) itest-valkey itest-library $(LIBRARY_ITESTS) itest-client lua-clients itest-node node-deps dist itest-dist lint docs run bench bench-instr fuzz clean
+.PHONY: all build lua deps servers release-so test unit itest itest-all itest-clients $(addprefix itest-,$(SERVERS)) itest-valkey itest-library $(LIBRARY_ITESTS) itest-client lua-clients itest-node node-deps dist itest-dist lint docs run bench bench-instr bench-node-breaker fuzz clean
 
 all: build
 
@@ -156,6 +156,13 @@ node-deps:
 		if [ "$$(cat node_modules/.lock.sha256 2>/dev/null)" != "$$want" ]; then \
 			echo "npm ci (clients/node)" && npm ci --no-audit --no-fund --loglevel=error && echo "$$want" > node_modules/.lock.sha256; \
 		fi
+
+# The Node limiter's added latency while Redis hangs or is gone, the circuit breaker open
+# against off (clients/node/bench/breaker.mjs): bench/results/node-breaker.md (~1 min).
+bench-node-breaker: node-deps | release-so
+	scripts/fetch-servers.sh $(NODE_SERVER)
+	cd clients/node && npm run --silent build && WINLIMIT_MODULE=$${WINLIMIT_MODULE:-$(RELEASE_SO)} \
+		WINLIMIT_SERVER_BIN=$(CURDIR)/.cache/$(NODE_SERVER)/bin/server node bench/breaker.mjs
 
 # docs/algorithms.png, drawn from real calls.
 docs: deps build

@@ -1,5 +1,5 @@
 // The Node client's lint (make lint): typescript-eslint's type-checked rules on src/, the
-// recommended JavaScript rules on the tests and this file. tsc --noEmit runs beside it.
+// recommended JavaScript rules on the tests, the bench and this file. tsc --noEmit runs beside it.
 import js from "@eslint/js";
 import globals from "globals";
 import tseslint from "typescript-eslint";
@@ -21,7 +21,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ["test/**/*.mjs", "eslint.config.mjs"],
+    files: ["test/**/*.mjs", "bench/**/*.mjs", "eslint.config.mjs"],
     extends: [js.configs.recommended],
     languageOptions: { globals: { ...globals.node } },
     rules: {
