@@ -182,7 +182,7 @@ export class Guard<Req, Res = unknown> {
       const asked = performance.now();
       return this.judged(fullKey, await this.options.check(limiter, fullKey, request), asked, limiter);
     }
-    if (this.redisDown && !this.options.limiter.breakerEnabled) {
+    if (this.redisDown && !this.options.limiter.breaker?.enabled === true) {
       this.redisDown = false;
       this.logger("winlimit: Redis answers again: deciding by Redis", "info");
     }
@@ -193,7 +193,7 @@ export class Guard<Req, Res = unknown> {
    * request would flood). */
   private redisFailed(error: RedisCallError | CheckTimedOut): void {
     // The limiter's breaker warns once per outage itself (and says when Redis is back).
-    if (this.redisDown || this.options.limiter.breakerEnabled) return;
+    if (this.redisDown || this.options.limiter.breaker?.enabled === true) return;
     this.redisDown = true;
     const cause = error.cause instanceof Error ? error.cause : error;
     this.logger(

@@ -9,7 +9,7 @@
  */
 
 export { Limiter } from "./limiter";
-export type { LimiterOptions } from "./limiter";
+export type { BreakerStatus, LimiterOptions } from "./limiter";
 export { MemoryLimiter } from "./memory";
 export type { MemoryLimiterOptions } from "./memory";
 export { Decision } from "./decision";

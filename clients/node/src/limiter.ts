@@ -13,6 +13,13 @@ import { type BreakerOptions, countsAsFailure } from "./breaker";
 import { type BreakerLogger, Breakers } from "./breakers";
 import type { MemoryLimiter } from "./memory";
 
+/** What `limiter.breaker.of(key)` tells of a breaker. */
+export interface BreakerStatus {
+  readonly state: "closed" | "half_open" | "open";
+  readonly openUntilMs: number;
+  readonly openPeriodMs: number;
+}
+
 /** The default of the limiter's `timeoutMs`. */
 export const DEFAULT_CALL_TIMEOUT_MS = 1000;
 
@@ -69,6 +76,11 @@ export class Limiter extends CommandMethods {
   private readonly timeoutMs: number | null;
   private readonly fallback: MemoryLimiter | undefined;
   private readonly breakers: Breakers;
+  /** The circuit breaker: `enabled` (the `breaker` option, default true), and `of(key)`, the
+   * breaker of the server holding `key` (its cluster node): its `state` ("closed",
+   * "half_open", "open"), while open when its period ends (`openUntilMs`, on
+   * performance.now()'s clock), and the period's length (`openPeriodMs`). */
+  readonly breaker: { readonly enabled: boolean; of(key: Key): BreakerStatus };
 
   constructor(client: RedisClient, options: LimiterOptions = {}) {
     super();
@@ -88,17 +100,9 @@ export class Limiter extends CommandMethods {
     this.fallback = options.fallback;
     const logger = options.logger ?? ((message, level) => console[level](message));
     this.breakers = new Breakers(options, this.name, this.fallback !== undefined, logger, this.metrics);
-  }
-
-  /** Whether the limiter has a circuit breaker (the `breaker` option, default true). */
-  get breakerEnabled(): boolean {
-    return this.breakers.enabled;
-  }
-
-  /** The circuit breaker of the server holding `key` (its cluster node): its state, and
-   * while open, when its open period ends on performance.now()'s clock. */
-  breakerOf(key: Key): { readonly state: string; readonly openUntilMs: number; readonly openPeriodMs: number } {
-    return this.breakers.of(this.channel.nodeOf(key));
+    const breakers = this.breakers;
+    const nodeOf = (key: Key) => this.channel.nodeOf(key);
+    this.breaker = { enabled: breakers.enabled, of: (key) => breakers.of(nodeOf(key)) };
   }
 
   /** Deletes the key, whatever its method, and forgets every cached rejection for it, so

@@ -5,7 +5,7 @@
 // decisions keep count and blockMs, Redis decides again once a probe gets an answer, one
 // warning and one info line per outage, and the breaker metrics. Then a cluster with one node
 // stopped: only that node's keys fall back. Every wait is computed from the breaker's own
-// open period (breakerOf(key).openUntilMs), never chosen by hand.
+// open period (breaker.of(key).openUntilMs), never chosen by hand.
 
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
@@ -26,7 +26,7 @@ const remaining = (response) => Number(/;r=(\d+)/.exec(response.headers.get("Rat
 
 /** Resolves once the breaker of `key` has reached the end of its open period. */
 async function openPeriodOver(limiter, key) {
-  const breaker = limiter.breakerOf(key);
+  const breaker = limiter.breaker.of(key);
   assert.equal(breaker.state, "open");
   const left = breaker.openUntilMs - performance.now();
   if (left > 0) await new Promise((resolve) => setTimeout(resolve, Math.ceil(left) + 1));
@@ -79,7 +79,7 @@ for (const framework of ["express", "fastify"]) {
 
           // Three timeouts in a row: the fallback decides each, and the breaker opens.
           for (let i = 0; i < 3; i++) assert.equal((await get()).status, 200);
-          assert.equal(s.limiter.breakerOf(KEY).state, "open");
+          assert.equal(s.limiter.breaker.of(KEY).state, "open");
           const sentWhenOpened = s.proxy.sent;
           // Nothing reaches the proxy after the breaker opened but its probes.
           const onlyProbes = async () => assert.equal(s.proxy.sent - sentWhenOpened, await transitions(s.registry, "open_elapsed"));
@@ -99,8 +99,8 @@ for (const framework of ["express", "fastify"]) {
           assert.ok(burst.every((r) => r.status === 429));
           assert.ok((await transitions(s.registry, "open_elapsed")) > probesBefore);
           await onlyProbes();
-          await waitFor(() => s.limiter.breakerOf(KEY).state === "open");
-          assert.equal(s.limiter.breakerOf(KEY).openPeriodMs, Math.min(OPEN_MS * 2 ** (await transitions(s.registry, "probe_failed")), 30_000));
+          await waitFor(() => s.limiter.breaker.of(KEY).state === "open");
+          assert.equal(s.limiter.breaker.of(KEY).openPeriodMs, Math.min(OPEN_MS * 2 ** (await transitions(s.registry, "probe_failed")), 30_000));
 
           // 50 calls in one turn of the event loop: exactly one probe.
           await openPeriodOver(s.limiter, KEY);
@@ -109,7 +109,7 @@ for (const framework of ["express", "fastify"]) {
           assert.ok(direct.every((d) => d.backend === "memory"));
           assert.equal(s.proxy.sent, sentBeforeBurst + 1);
           await onlyProbes();
-          await waitFor(() => s.limiter.breakerOf(KEY).state === "open");
+          await waitFor(() => s.limiter.breaker.of(KEY).state === "open");
 
           // Back: the next probe gets an answer, and Redis decides again.
           s.server.proc.kill("SIGCONT");
@@ -117,7 +117,7 @@ for (const framework of ["express", "fastify"]) {
           const sentBefore = s.proxy.sent;
           const back = await get();
           assert.equal(s.proxy.sent, sentBefore + 1);
-          assert.equal(s.limiter.breakerOf(KEY).state, "closed");
+          assert.equal(s.limiter.breaker.of(KEY).state, "closed");
           assert.ok(back.headers.get("RateLimit"));
           await get();
           assert.equal(s.proxy.sent, sentBefore + 2);
@@ -150,7 +150,7 @@ for (const framework of ["express", "fastify"]) {
           await s.server.stop({ keepDir: true });
           const down = [];
           for (let i = 0; i < 3; i++) down.push(await get());
-          assert.equal(s.limiter.breakerOf(KEY).state, "open");
+          assert.equal(s.limiter.breaker.of(KEY).state, "open");
           // Successes do not count: each is given back, so remaining stays at LIMIT - 1.
           assert.deepEqual(down.map((r) => [r.status, remaining(r)]), [[200, 2], [200, 2], [200, 2]]);
           // Failures (404) count; over the limit, the middleware's blockMs blocks for 60 s.
@@ -162,9 +162,9 @@ for (const framework of ["express", "fastify"]) {
 
           await s.server.startAgain();
           await answering(s.conn.client);
-          if (s.limiter.breakerOf(KEY).state === "open") await openPeriodOver(s.limiter, KEY);
+          if (s.limiter.breaker.of(KEY).state === "open") await openPeriodOver(s.limiter, KEY);
           const back = await get();
-          assert.equal(s.limiter.breakerOf(KEY).state, "closed");
+          assert.equal(s.limiter.breaker.of(KEY).state, "closed");
           // The restarted server holds nothing: Redis's fresh count, where the fallback blocks.
           assert.deepEqual([back.status, remaining(back)], [200, LIMIT - 1]);
         });
@@ -206,12 +206,12 @@ test("a cluster node stopped: only its keys fall back, the other nodes' keys are
     stopped.proc.kill("SIGSTOP");
     try {
       assert.equal((await limiter.fixed(keys.stopped, 60_000, LIMIT)).backend, "memory"); // times out, opens
-      assert.equal(limiter.breakerOf(keys.stopped).state, "open");
+      assert.equal(limiter.breaker.of(keys.stopped).state, "open");
       assert.equal((await limiter.fixed(keys.stopped, 60_000, LIMIT)).backend, "memory");
       const other = await limiter.fixed(keys.running, 60_000, LIMIT);
       assert.notEqual(other.backend, "memory");
       assert.equal(other.remaining, LIMIT - 2);
-      assert.equal(limiter.breakerOf(keys.running).state, "closed");
+      assert.equal(limiter.breaker.of(keys.running).state, "closed");
     } finally {
       stopped.proc.kill("SIGCONT");
     }

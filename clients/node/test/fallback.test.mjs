@@ -101,7 +101,7 @@ for (const framework of Object.keys(FRAMEWORKS)) {
       });
       // Two failures, fewer than the breaker's three: it stays closed, and only its opening
       // would be worth a line.
-      assert.equal(ctx.limiter.breakerOf("rl:127.0.0.1").state, "closed");
+      assert.equal(ctx.limiter.breaker.of("rl:127.0.0.1").state, "closed");
       assert.deepEqual(logs, []);
       assert.ok(Number(await ctx.admin.sendCommand(["GET", "rl:127.0.0.1"])) >= 2);
     });
