@@ -194,6 +194,32 @@ test("without a fallback, an open breaker rejects at once with BreakerOpen, and 
   }
 });
 
+test("the limiter's fallback decides the very call while open: its cost, refund and blockMs, as a MemoryLimiter given the same calls", async () => {
+  const s = await setUp({ fallback: new MemoryLimiter(), failures: 1, openMs: 60_000 });
+  try {
+    s.server.proc.kill("SIGSTOP");
+    await s.limiter.fixed("opening", 60_000, 5); // times out: the breaker opens
+    assert.equal(s.limiter.breaker.of(KEY).state, "open");
+    const sent = s.proxy.sent;
+    const twin = new MemoryLimiter();
+    const calls = [[{ cost: 2 }], [{ refund: 1 }], [{ cost: 3 }], [{ cost: 3, blockMs: 60_000 }], [{}]];
+    const decisions = [];
+    for (const [options] of calls) {
+      const [got, want] = [await s.limiter.fixed(KEY, 60_000, 5, options), await twin.fixed(KEY, 60_000, 5, options)];
+      assert.equal(got.backend, "memory");
+      assert.deepEqual([got.allowed, got.remaining, got.limit], [want.allowed, want.remaining, want.limit], JSON.stringify(options));
+      // Blocked for 60 s from the rejection, or the window's rest: within the calls' spread.
+      assert.ok(Math.abs(got.retryAfterMs - want.retryAfterMs) < 1000, `${got.retryAfterMs} ${want.retryAfterMs}`);
+      decisions.push(got);
+    }
+    assert.deepEqual(decisions.map((d) => [d.allowed, d.remaining]), [[true, 3], [true, 4], [true, 1], [false, 0], [false, 0]]);
+    assert.ok(decisions[3].retryAfterMs > 59_000 && decisions[4].retryAfterMs > 59_000); // blocked by the fourth call's blockMs
+    assert.equal(s.proxy.sent, sent);
+  } finally {
+    await s.close();
+  }
+});
+
 test("a cluster node stopped: only its keys fall back, the other nodes' keys are decided in Redis", async () => {
   const cluster = await Cluster.start(3);
   const conn = await LIBRARIES["node-redis 6"].cluster(cluster.nodes[0].port);
