@@ -194,6 +194,36 @@ test("without a fallback, an open breaker rejects at once with BreakerOpen, and 
   }
 });
 
+for (const library of Object.keys(LIBRARIES)) {
+  test(`over ${library}: a hung server opens the breaker, nothing is sent while open, and a probe after SIGCONT closes it`, async () => {
+    const server = await RedisServer.start();
+    const proxy = await CountingProxy.start(server.port, KEY);
+    const conn = await LIBRARIES[library].plain(proxy.port);
+    try {
+      await warmUp(conn.client, ["warm-up"]);
+      // An open period far longer than five calls in memory take, so none of them is a probe.
+      const limiter = new Limiter(conn.client, { failures: 2, openMs: 1000, timeoutMs: TIMEOUT_MS, fallback: new MemoryLimiter(), logger: () => {} });
+      assert.notEqual((await limiter.fixed(KEY, 60_000, LIMIT)).backend, "memory");
+      server.proc.kill("SIGSTOP");
+      for (let i = 0; i < 2; i++) assert.equal((await limiter.fixed(KEY, 60_000, LIMIT)).backend, "memory");
+      assert.equal(limiter.breaker.of(KEY).state, "open");
+      const sent = proxy.sent;
+      for (let i = 0; i < 5; i++) assert.equal((await limiter.fixed(KEY, 60_000, LIMIT)).backend, "memory");
+      assert.equal(proxy.sent, sent);
+      server.proc.kill("SIGCONT");
+      await openPeriodOver(limiter, KEY);
+      assert.notEqual((await limiter.fixed(KEY, 60_000, LIMIT)).backend, "memory");
+      assert.equal(limiter.breaker.of(KEY).state, "closed");
+      assert.equal(proxy.sent, sent + 1);
+    } finally {
+      server.proc.kill("SIGCONT");
+      await conn.close();
+      await proxy.close();
+      await server.stop();
+    }
+  });
+}
+
 test("the limiter's fallback decides the very call while open: its cost, refund and blockMs, as a MemoryLimiter given the same calls", async () => {
   const s = await setUp({ fallback: new MemoryLimiter(), failures: 1, openMs: 60_000 });
   try {
