@@ -182,7 +182,7 @@ export class Guard<Req, Res = unknown> {
       const asked = performance.now();
       return this.judged(fullKey, await this.options.check(limiter, fullKey, request), asked, limiter);
     }
-    if (this.redisDown && !this.options.limiter.breaker?.enabled === true) {
+    if (this.redisDown && this.options.limiter.breaker?.enabled !== true) {
       this.redisDown = false;
       this.logger("winlimit: Redis answers again: deciding by Redis", "info");
     }
