@@ -12,7 +12,7 @@ LIBRARY_ITESTS := $(addprefix itest-functions-,$(FUNCTION_SERVERS)) $(addprefix 
 # The released module (make dist): linked against glibc 2.17, no debug info.
 RELEASE_SO := $(CURDIR)/target/x86_64-unknown-linux-gnu/dist/libwinlimit.so
 
-.PHONY: all build lua deps servers release-so test unit itest itest-all itest-clients $(addprefix itest-,$(SERVERS)) itest-valkey itest-library $(LIBRARY_ITESTS) itest-client itest-limits lua-clients itest-node node-deps dist itest-dist lint docs run bench bench-breaker bench-instr fuzz clean
+.PHONY: all build lua deps servers release-so test unit itest itest-all itest-clients $(addprefix itest-,$(SERVERS)) itest-valkey itest-library $(LIBRARY_ITESTS) itest-client itest-limits lua-clients itest-node node-deps dist itest-dist lint docs run bench bench-breaker bench-instr bench-node-breaker fuzz clean
 
 all: build
 
@@ -120,14 +120,16 @@ lua-clients:
 
 # The lint gate (CI runs it before make test): rustfmt, clippy with every warning an error
 # and every `unsafe` block needing its `// SAFETY:` comment, mypy --strict on the Python
-# client, and ruff (ruff.toml) over the Python client, the tests, scripts/ and bench/.
-# rustup adds rustfmt and clippy when missing.
-lint: deps lua-clients
+# client, ruff (ruff.toml) over the Python client, the tests, scripts/ and bench/, and on the
+# Node client tsc --noEmit and eslint (typescript-eslint; its config is
+# clients/node/eslint.config.mjs). rustup adds rustfmt and clippy when missing.
+lint: deps lua-clients node-deps
 	@command -v rustup >/dev/null 2>&1 && rustup component add rustfmt clippy >/dev/null 2>&1 || true
 	cargo fmt --check
 	cargo clippy --all-targets -- -D warnings -D clippy::undocumented_unsafe_blocks
 	$(PY) -m mypy --strict clients/python/winlimit
 	$(PY) -m ruff check clients/python tests scripts bench
+	cd clients/node && npm run --silent lint
 
 # dist/: the release tarball, the Debian package, the client's wheel and sdist, SHA256SUMS.
 dist: deps
@@ -168,6 +170,13 @@ node-deps:
 		if [ "$$(cat node_modules/.lock.sha256 2>/dev/null)" != "$$want" ]; then \
 			echo "npm ci (clients/node)" && npm ci --no-audit --no-fund --loglevel=error && echo "$$want" > node_modules/.lock.sha256; \
 		fi
+
+# The Node limiter's added latency while Redis hangs or is gone, the circuit breaker open
+# against off (clients/node/bench/breaker.mjs): bench/results/node-breaker.md (~1 min).
+bench-node-breaker: node-deps | release-so
+	scripts/fetch-servers.sh $(NODE_SERVER)
+	cd clients/node && npm run --silent build && WINLIMIT_MODULE=$${WINLIMIT_MODULE:-$(RELEASE_SO)} \
+		WINLIMIT_SERVER_BIN=$(CURDIR)/.cache/$(NODE_SERVER)/bin/server node bench/breaker.mjs
 
 # docs/algorithms.png, drawn from real calls.
 docs: deps build
