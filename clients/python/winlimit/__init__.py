@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Dict, Optional, Protocol, Tuple
 import redis
 
 from . import _backend, _commands, _counting, _protect
-from ._breaker import DEFAULT_FAILURES, DEFAULT_MAX_OPEN_MS, DEFAULT_OPEN_MS, REFUSE, BreakerOptions, Breakers
+from ._breaker import DEFAULT_FAILURES, DEFAULT_OPEN_MS, REFUSE, BreakerOptions, Breakers
 from ._cache import DEFAULT_SIZE, RejectionCache, forget, lookup, remember
 from ._backend import MissingPermission
 from ._commands import Key, ModuleNotLoaded, Pairs

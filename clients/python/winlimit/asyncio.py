@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Optional, Protocol, Union
 import redis
 
 from . import _backend, _commands, _counting, _protect, _wait
-from ._breaker import DEFAULT_FAILURES, DEFAULT_MAX_OPEN_MS, DEFAULT_OPEN_MS, REFUSE, BreakerOptions, Breakers
+from ._breaker import DEFAULT_FAILURES, DEFAULT_OPEN_MS, REFUSE, BreakerOptions, Breakers
 from ._cache import DEFAULT_SIZE, RejectionCache, forget, lookup, remember
 from ._commands import Key, Pairs
 from ._decision import Decision
