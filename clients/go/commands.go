@@ -1,6 +1,8 @@
 package winlimit
 
 import (
+	"math"
+	"math/bits"
 	"strconv"
 	"strings"
 	"time"
@@ -269,10 +271,30 @@ func buildGCRA(key string, period time.Duration, limit int64, o callOptions) (ca
 	// rounded up. A limit <= 0 is refused by the server; the policy is then never read.
 	refill := periodMs
 	if limit > 0 {
-		refill = ceilDiv(capacity*periodMs, limit)
+		refill = mulCeilDiv(capacity, periodMs, limit)
 	}
 	policies := []Policy{{Name: o.name, Quota: capacity, Window: time.Duration(refill) * time.Millisecond}}
 	return call{args: args, policies: policies, peek: o.peek, refund: o.hasRefund}, nil
+}
+
+// mulCeilDiv is a*b/c rounded up (c > 0), exact where a*b is past int64 (BURST * period_ms
+// reaches 10^24), saturated where the result is.
+func mulCeilDiv(a, b, c int64) int64 {
+	if a < 0 || b < 0 {
+		return ceilDiv(a*b, c) // refused by the server: the policy is never read
+	}
+	hi, lo := bits.Mul64(uint64(a), uint64(b))
+	if hi >= uint64(c) {
+		return math.MaxInt64
+	}
+	q, r := bits.Div64(hi, lo, uint64(c))
+	if r != 0 {
+		q++
+	}
+	if q > math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return int64(q)
 }
 
 // ceilDiv is a/b rounded towards +infinity (b > 0), as Python's -(-a // b).

@@ -3,6 +3,7 @@ package winlimit
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -251,4 +252,42 @@ func TestATimedOutCallIsNotSentTwice(t *testing.T) {
 	if d.Remaining != 98 {
 		t.Fatalf("remaining %d: the timed-out call ran %d times", d.Remaining, 99-d.Remaining)
 	}
+}
+
+func TestTheRejectionCacheAnswersARejectedLineUntilResetForgetsIt(t *testing.T) {
+	rdb := editions[0].client(t)
+	l := New(rdb, WithRejectionCache(DefaultCacheSize))
+	must(t)(l.Fixed(ctx, "c", time.Minute, 1))
+	if d := must(t)(l.Fixed(ctx, "c", time.Minute, 1)); d.Allowed || d.Cached {
+		t.Fatalf("from Redis: %+v", d)
+	}
+	calls := commandCalls(t, rdb)
+	d := must(t)(l.Fixed(ctx, "c", time.Minute, 1))
+	if d.Allowed || !d.Cached || d.Backend != "module" || d.RetryAfter <= 0 {
+		t.Fatalf("from the cache: %+v", d)
+	}
+	if commandCalls(t, rdb) != calls {
+		t.Fatal("a cached answer reached Redis")
+	}
+	if _, err := l.Reset(ctx, "c"); err != nil {
+		t.Fatal(err)
+	}
+	if d := must(t)(l.Fixed(ctx, "c", time.Minute, 1)); !d.Allowed || d.Cached {
+		t.Fatalf("after Reset: %+v", d)
+	}
+}
+
+// commandCalls is how many WINLIMIT.FIXED calls the server has run.
+func commandCalls(t *testing.T, rdb *redis.Client) string {
+	t.Helper()
+	info, err := rdb.Info(ctx, "commandstats").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(info, "\n") {
+		if strings.HasPrefix(line, "cmdstat_winlimit.fixed:") {
+			return strings.Split(line, ",")[0]
+		}
+	}
+	return ""
 }

@@ -63,3 +63,12 @@ func WithRejectionCache(size int) Option {
 		o.cacheSize = size
 	}
 }
+
+// DefaultPrefix is the middleware's prefix to its keys.
+const DefaultPrefix = "rl:"
+
+// DefaultTimeout is how long a call may take before it counts as failed.
+const DefaultTimeout = time.Second
+
+// DefaultShadowLogKeys is how many keys shadow mode's warnings remember.
+const DefaultShadowLogKeys = 10000
