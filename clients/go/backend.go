@@ -50,15 +50,17 @@ func send(ctx context.Context, p processor, keyPos int8, args ...any) (any, erro
 
 // node is what is known of one server: its backend and whether its library was checked.
 type node struct {
+	breaker        *breaker // nil: off
 	mu             sync.Mutex
 	backend        Backend // "" until detected
 	libraryChecked bool
 }
 
 type nodes struct {
-	mu     sync.Mutex
-	choice Backend
-	byName map[string]*node
+	mu      sync.Mutex
+	choice  Backend
+	byName  map[string]*node
+	breaker func() *breaker
 }
 
 func (n *nodes) get(name string) *node {
@@ -66,7 +68,7 @@ func (n *nodes) get(name string) *node {
 	defer n.mu.Unlock()
 	got, ok := n.byName[name]
 	if !ok {
-		got = &node{}
+		got = &node{breaker: n.breaker()}
 		if n.choice != Auto {
 			got.backend = n.choice
 		}

@@ -2,6 +2,7 @@ package winlimit
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -21,7 +22,7 @@ type Limiter struct {
 // call return its ArgumentError.
 func New(rdb redis.UniversalClient, opts ...Option) *Limiter {
 	o := evaluate(opts)
-	l := &Limiter{rdb: rdb, opts: o, nodes: nodes{choice: o.backend, byName: map[string]*node{}}}
+	l := &Limiter{rdb: rdb, opts: o, nodes: nodes{choice: o.backend, byName: map[string]*node{}, breaker: o.newBreaker}}
 	if o.cacheSize > 0 {
 		l.cache = newRejectionCache(o.cacheSize, monotonicMs)
 	}
@@ -95,22 +96,134 @@ func (l *Limiter) decide(ctx context.Context, c *call) (Decision, error) {
 		if five, ok := l.cache.lookup(c); ok {
 			d := fromFive(five, c.policies, "")
 			d.Backend, d.Cached = l.cache.backendOf(c), true
+			l.observeDecided(d)
 			return d, nil
 		}
 	}
 	r, err := l.route(ctx, c.key())
 	if err != nil {
-		return Decision{}, err
+		if IsRedisFailure(err) {
+			return l.fallBack(c, err)
+		}
+		return l.failed(c, err)
 	}
-	reply, backend, err := l.answer(ctx, c, r)
+	var a admission
+	if b := r.node.breaker; b != nil {
+		var changes []transition
+		a, changes = b.admit(monotonicMs())
+		l.changed(changes)
+		if !a.send {
+			return l.fallBack(c, ErrUnavailable)
+		}
+	}
+	started := time.Now()
+	reply, backend, err := l.call(ctx, c, r)
+	if b := r.node.breaker; b != nil {
+		l.changed(b.done(a, IsRedisFailure(err), monotonicMs()))
+	}
 	if err != nil {
-		return Decision{}, err
+		if IsRedisFailure(err) {
+			return l.fallBack(c, err)
+		}
+		return l.failed(c, err)
 	}
 	d, err := decisionFrom(reply, c.policies, string(backend))
-	if err == nil && l.cache != nil {
+	if err != nil {
+		return l.failed(c, err)
+	}
+	if l.cache != nil {
 		l.cache.remember(c, d.five(), d.Backend)
 	}
-	return d, err
+	if l.opts.observer != nil {
+		l.opts.observer.Timed("redis", time.Since(started))
+	}
+	l.observeDecided(d)
+	return d, nil
+}
+
+// call has the call answered within the limiter's timeout. go-redis bounds a call by the
+// context only with ContextTimeoutEnabled, so the call runs on its own goroutine and is
+// abandoned (never replayed) when the time is up.
+func (l *Limiter) call(ctx context.Context, c *call, r route) (any, Backend, error) {
+	if l.opts.timeout == 0 {
+		return l.answer(ctx, c, r)
+	}
+	ctx, cancel := context.WithTimeout(ctx, l.opts.timeout)
+	defer cancel()
+	type result struct {
+		reply   any
+		backend Backend
+		err     error
+	}
+	done := make(chan result, 1)
+	go func() {
+		reply, backend, err := l.answer(ctx, c, r)
+		done <- result{reply, backend, err}
+	}()
+	select {
+	case res := <-done:
+		return res.reply, res.backend, res.err
+	case <-ctx.Done():
+		return nil, "", fmt.Errorf("winlimit: no answer from Redis within %v: %w", l.opts.timeout, ctx.Err())
+	}
+}
+
+// fallBack decides c in memory when the limiter has a fallback; else cause is the error.
+func (l *Limiter) fallBack(c *call, cause error) (Decision, error) {
+	if l.opts.fallback == nil {
+		return l.failed(c, cause)
+	}
+	started := time.Now()
+	d, err := l.opts.fallback.decide(c)
+	if err != nil {
+		return l.failed(c, err)
+	}
+	if l.opts.observer != nil {
+		l.opts.observer.Timed("memory", time.Since(started))
+	}
+	l.observeDecided(d)
+	return d, nil
+}
+
+func (l *Limiter) failed(c *call, err error) (Decision, error) {
+	if l.opts.observer != nil {
+		l.opts.observer.Failed(c.policies[0].Name)
+	}
+	return Decision{}, translate(err)
+}
+
+func (l *Limiter) observeDecided(d Decision) {
+	if l.opts.observer != nil {
+		l.opts.observer.Decided(d, false)
+	}
+}
+
+// changed logs and reports the breaker's transitions: a warning when it opens after
+// failures, an info line when it closes; none per request while it is open.
+func (l *Limiter) changed(changes []transition) {
+	for _, tr := range changes {
+		switch tr.cause {
+		case "failures":
+			l.opts.logger.Warn("winlimit: Redis is failing: circuit breaker open, no call is sent for a while",
+				"limiter", l.opts.name, "open_ms", l.opts.breaker.openMs, "fallback", l.opts.fallback != nil)
+		case "probe_succeeded":
+			l.opts.logger.Info("winlimit: Redis answers again: circuit breaker closed", "limiter", l.opts.name)
+		}
+		if l.opts.observer != nil {
+			l.opts.observer.BreakerChanged(l.opts.name, tr.to, tr.cause)
+		}
+	}
+}
+
+// breakerState is the state of the breaker of the server serving key (BreakerClosed when
+// the breaker is off).
+func (l *Limiter) breakerState(ctx context.Context, key string) BreakerState {
+	r, err := l.route(ctx, key)
+	if err != nil || r.node.breaker == nil {
+		return BreakerClosed
+	}
+	state, _ := r.node.breaker.snapshot()
+	return state
 }
 
 // route finds the server serving key: a cluster's primary for its slot, a ring's shard.

@@ -3,6 +3,7 @@ package winlimit
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -290,4 +291,14 @@ func commandCalls(t *testing.T, rdb *redis.Client) string {
 		}
 	}
 	return ""
+}
+
+// callCount reads commandCalls's text.
+func callCount(t *testing.T, calls string) int {
+	t.Helper()
+	var n int
+	if _, err := fmt.Sscanf(calls, "cmdstat_winlimit.fixed:calls=%d", &n); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
