@@ -1,8 +1,10 @@
 package winlimit
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"time"
 )
 
 // ErrModuleNotLoaded is matched (errors.Is) by the error of a call that reached a server
@@ -70,3 +72,20 @@ func (e *permissionError) Error() string {
 
 func (e *permissionError) Is(target error) bool { return target == ErrMissingPermission }
 func (e *permissionError) Unwrap() error        { return e.server }
+
+// TimeoutError is a call with no answer from Redis within the limiter's timeout. It is
+// matched by errors.Is(err, context.DeadlineExceeded).
+type TimeoutError struct {
+	Waited time.Duration // the limiter's timeout
+}
+
+// Error says how long the limiter waited, in ms as the other clients write it.
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("no answer from Redis within %d ms", e.Waited.Milliseconds())
+}
+
+// Is matches context.DeadlineExceeded.
+func (e *TimeoutError) Is(target error) bool { return target == context.DeadlineExceeded }
+
+// Timeout is true, as net.Error has it.
+func (e *TimeoutError) Timeout() bool { return true }

@@ -2,7 +2,6 @@ package winlimit
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -164,7 +163,7 @@ func (l *Limiter) call(ctx context.Context, c *call, r route) (any, Backend, err
 	case res := <-done:
 		return res.reply, res.backend, res.err
 	case <-ctx.Done():
-		return nil, "", fmt.Errorf("winlimit: no answer from Redis within %v: %w", l.opts.timeout, ctx.Err())
+		return nil, "", &TimeoutError{Waited: l.opts.timeout}
 	}
 }
 
