@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/winlimit/winlimit/clients/go/internal/redistest"
 )
 
 // keysOnEveryNode gives keys whose slots are served by different primaries.
@@ -69,5 +71,40 @@ func TestAClusterOfThreePrimariesDecidesOnEveryNodeWithEveryBackend(t *testing.T
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestAStoppedClusterNodeFallsBackForItsKeysOnly(t *testing.T) {
+	rdb := startCluster(t)
+	keys := keysOnEveryNode(t, rdb)
+	l := New(rdb, WithFallback(NewMemory()), WithTimeout(200*time.Millisecond), WithBreaker(1, time.Hour, time.Hour),
+		WithLogger(discardLogger()))
+	for _, key := range keys {
+		must(t)(l.Fixed(ctx, key, time.Minute, 10)) // every node detected
+	}
+	stopped, err := rdb.MasterForKey(ctx, keys[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var node *redistest.Server
+	for _, s := range cluster.Nodes {
+		if s.Addr() == stopped.Options().Addr {
+			node = s
+		}
+	}
+	if err := node.Pause(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = node.Resume() }()
+	for round := 0; round < 2; round++ {
+		for i, key := range keys {
+			d := must(t)(l.Fixed(ctx, key, time.Minute, 10))
+			if want := map[bool]string{true: "memory", false: "module"}[i == 0]; d.Backend != want {
+				t.Fatalf("round %d, %s: decided by %s, not %s", round, key, d.Backend, want)
+			}
+		}
+	}
+	if l.breakerState(ctx, keys[0]) != BreakerOpen || l.breakerState(ctx, keys[1]) != BreakerClosed {
+		t.Fatal("the breakers are not per node")
 	}
 }

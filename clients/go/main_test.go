@@ -3,6 +3,8 @@ package winlimit
 import (
 	"context"
 	"fmt"
+	"io"
+	"log/slog"
 	"os"
 	"sync"
 	"testing"
@@ -100,3 +102,5 @@ func eachEdition(t *testing.T, f func(t *testing.T, e *edition, rdb *redis.Clien
 		t.Run(e.name, func(t *testing.T) { f(t, e, e.client(t)) })
 	}
 }
+
+func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
