@@ -61,3 +61,18 @@ func BenchmarkMemoryLimiterFixed(b *testing.B) {
 		}
 	}
 }
+
+// The same, on a client that stops at the context's deadline: the limiter's timeout then
+// needs no goroutine.
+func BenchmarkLimiterFixedContextTimeoutClient(b *testing.B) {
+	rdb := redis.NewClient(&redis.Options{Addr: benchClient(b).Options().Addr, ContextTimeoutEnabled: true})
+	defer rdb.Close()
+	l := New(rdb)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if _, err := l.Fixed(ctx, "bench:"+strconv.Itoa(i%1000), time.Minute, 1000000); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

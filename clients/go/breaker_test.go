@@ -1,6 +1,7 @@
 package winlimit
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"time"
@@ -101,5 +102,22 @@ func TestTheProbeClosesTheBreakerOnceRedisAnswers(t *testing.T) {
 	}
 	if l.breakerState(ctx, "k") != BreakerClosed {
 		t.Fatal("Redis decides but the breaker is not closed")
+	}
+}
+
+func TestAClientThatStopsAtTheDeadlineTimesOutByTheLimitersTimeout(t *testing.T) {
+	srv, _ := pausedServer(t)
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr(), ContextTimeoutEnabled: true, MaxRetries: -1})
+	defer rdb.Close()
+	l := New(rdb, WithTimeout(100*time.Millisecond), WithLogger(discardLogger()))
+	must(t)(l.Fixed(ctx, "k", time.Minute, 5))
+	if err := srv.Pause(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = srv.Resume() }()
+	_, err := l.Fixed(ctx, "k", time.Minute, 5)
+	var te *TimeoutError
+	if !errors.As(err, &te) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("%v", err)
 	}
 }

@@ -2,6 +2,8 @@ package winlimit
 
 import (
 	"context"
+	"errors"
+	"net"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -14,6 +16,9 @@ type Limiter struct {
 	opts  options
 	nodes nodes
 	cache *rejectionCache
+	// ctxTimeouts: the client bounds its I/O by the context's deadline
+	// (ContextTimeoutEnabled), so the timeout needs no goroutine of its own.
+	ctxTimeouts bool
 }
 
 // New gives a limiter over the application's client (plain, cluster, failover or ring). It
@@ -22,6 +27,7 @@ type Limiter struct {
 func New(rdb redis.UniversalClient, opts ...Option) *Limiter {
 	o := evaluate(opts)
 	l := &Limiter{rdb: rdb, opts: o, nodes: nodes{choice: o.backend, byName: map[string]*node{}, breaker: o.newBreaker}}
+	l.ctxTimeouts = honorsContext(rdb)
 	if o.cacheSize > 0 {
 		l.cache = newRejectionCache(o.cacheSize, monotonicMs)
 	}
@@ -140,15 +146,27 @@ func (l *Limiter) decide(ctx context.Context, c *call) (Decision, error) {
 	return d, nil
 }
 
-// call has the call answered within the limiter's timeout. go-redis bounds a call by the
-// context only with ContextTimeoutEnabled, so the call runs on its own goroutine and is
-// abandoned (never replayed) when the time is up.
+// call has the call answered within the limiter's timeout. A client made with
+// ContextTimeoutEnabled stops at the context's deadline; any other stops only at its
+// ReadTimeout, so the call then runs on a goroutine of its own and is abandoned (never
+// replayed) when the time is up, which costs a goroutine hand-off per call.
 func (l *Limiter) call(ctx context.Context, c *call, r route) (any, Backend, error) {
 	if l.opts.timeout == 0 {
 		return l.answer(ctx, c, r)
 	}
 	ctx, cancel := context.WithTimeout(ctx, l.opts.timeout)
 	defer cancel()
+	if l.ctxTimeouts {
+		reply, backend, err := l.answer(ctx, c, r)
+		// The socket's deadline is the context's: its timeout may come a hair before the
+		// context's own timer.
+		deadline, _ := ctx.Deadline()
+		var ne net.Error
+		if err != nil && (ctx.Err() != nil || errors.As(err, &ne) && ne.Timeout() && time.Until(deadline) < time.Millisecond) {
+			err = &TimeoutError{Waited: l.opts.timeout}
+		}
+		return reply, backend, err
+	}
 	type result struct {
 		reply   any
 		backend Backend
@@ -165,6 +183,19 @@ func (l *Limiter) call(ctx context.Context, c *call, r route) (any, Backend, err
 	case <-ctx.Done():
 		return nil, "", &TimeoutError{Waited: l.opts.timeout}
 	}
+}
+
+// honorsContext reports a client whose I/O stops at the context's deadline.
+func honorsContext(rdb redis.UniversalClient) bool {
+	switch c := rdb.(type) {
+	case *redis.Client:
+		return c.Options().ContextTimeoutEnabled
+	case *redis.ClusterClient:
+		return c.Options().ContextTimeoutEnabled
+	case *redis.Ring:
+		return c.Options().ContextTimeoutEnabled
+	}
+	return false
 }
 
 // fallBack decides c in memory when the limiter has a fallback; else cause is the error.
