@@ -112,7 +112,7 @@ itest-go bench-go: export WINLIMIT_CACHE := $(CURDIR)/.cache
 itest-go bench-go: | release-so
 itest-go: lua-clients
 	scripts/fetch-servers.sh redis-6.0 redis-6.2 redis-7.0
-	cd clients/go && go vet ./... && go run $(STATICCHECK) ./... && go test -race -count=1 -p 1 ./...
+	cd clients/go && go vet ./... && go run $(STATICCHECK) ./... && go test -race -shuffle=on -count=1 -p 1 ./...
 
 # The Go client's overhead over a bare go-redis call (benchmarks, not a gate).
 bench-go: lua-clients

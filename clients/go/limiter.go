@@ -189,11 +189,11 @@ func (l *Limiter) call(ctx context.Context, c *call, r route) (any, Backend, err
 func honorsContext(rdb redis.UniversalClient) bool {
 	switch c := rdb.(type) {
 	case *redis.Client:
-		return c.Options().ContextTimeoutEnabled
+		return c != nil && c.Options().ContextTimeoutEnabled
 	case *redis.ClusterClient:
-		return c.Options().ContextTimeoutEnabled
+		return c != nil && c.Options().ContextTimeoutEnabled
 	case *redis.Ring:
-		return c.Options().ContextTimeoutEnabled
+		return c != nil && c.Options().ContextTimeoutEnabled
 	}
 	return false
 }
