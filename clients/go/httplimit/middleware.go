@@ -82,8 +82,7 @@ func (m *Middleware) Handler(next http.Handler) http.Handler {
 func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Handler) {
 	key, err := m.o.key(r)
 	if err != nil {
-		m.o.logger.Error("winlimit: the key function failed", "error", err)
-		http.Error(w, http.StatusText(http.StatusInternalServerError), http.StatusInternalServerError)
+		m.o.onError(w, r, err)
 		return
 	}
 	if key == "" {
@@ -173,8 +172,7 @@ func (m *Middleware) observe(d winlimit.Decision, shadow bool) {
 // with FailOpen) and one error line; any other error is the app's 500.
 func (m *Middleware) failed(w http.ResponseWriter, r *http.Request, next http.Handler, key string, err error) {
 	if !isRedisError(err) {
-		m.o.logger.Error("winlimit: rate limit check failed", "error", err)
-		http.Error(w, http.StatusText(http.StatusInternalServerError), http.StatusInternalServerError)
+		m.o.onError(w, r, err) // the application's error, not the limiter's: not logged here
 		return
 	}
 	mode := "closed"

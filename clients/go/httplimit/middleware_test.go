@@ -3,6 +3,7 @@ package httplimit
 import (
 	"bufio"
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -272,5 +273,24 @@ func TestIPv6ClientsAreKeyedByTheirSlash64(t *testing.T) {
 	}
 	if statuses[0] != 200 || statuses[1] != 429 || statuses[2] != 200 {
 		t.Fatalf("%v", statuses)
+	}
+}
+
+func TestAnErrorOfTheCheckThatIsNotRedissGoesToOnError(t *testing.T) {
+	var seen error
+	bug := errors.New("a bug in the check")
+	mw, err := New(winlimit.NewMemory(), func(context.Context, winlimit.Deciding, string, *http.Request) (winlimit.Decision, error) {
+		return winlimit.Decision{}, bug
+	}, FailOpen(), OnError(func(w http.ResponseWriter, r *http.Request, err error) {
+		seen = err
+		w.WriteHeader(http.StatusTeapot)
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := httptest.NewRecorder()
+	mw.Handler(http.HandlerFunc(okApp)).ServeHTTP(w, httptest.NewRequest("GET", "/", nil))
+	if w.Code != http.StatusTeapot || !errors.Is(seen, bug) {
+		t.Fatalf("%d %v", w.Code, seen)
 	}
 }

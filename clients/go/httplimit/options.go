@@ -24,6 +24,7 @@ type options struct {
 	isFailure     func(status int) bool
 	block         *time.Duration
 	onReject      http.Handler
+	onError       func(w http.ResponseWriter, r *http.Request, err error)
 	logger        *slog.Logger
 	observer      winlimit.Observer
 	clock         func() float64
@@ -34,7 +35,7 @@ func defaults() options {
 	return options{
 		key: AddressKey(winlimit.DefaultIPv6Subnet), prefix: winlimit.DefaultPrefix, style: winlimit.Draft11,
 		shadowLogKeys: winlimit.DefaultShadowLogKeys, count: CountAll, isFailure: StatusFailed,
-		onReject: http.HandlerFunc(TooManyRequests), logger: slog.Default(), clock: monotonicMs,
+		onReject: http.HandlerFunc(TooManyRequests), onError: InternalError, logger: slog.Default(), clock: monotonicMs,
 	}
 }
 
@@ -50,6 +51,18 @@ func StatusFailed(status int) bool { return status >= 400 }
 // TooManyRequests is the default rejection: 429 with its text.
 func TooManyRequests(w http.ResponseWriter, _ *http.Request) {
 	http.Error(w, TooManyRequestsBody, http.StatusTooManyRequests)
+}
+
+// InternalError is the default answer to an error of the key function or the check that is
+// not Redis's (a bug of the application's): 500, and the error to OnError to log it.
+func InternalError(w http.ResponseWriter, _ *http.Request, _ error) {
+	http.Error(w, http.StatusText(http.StatusInternalServerError), http.StatusInternalServerError)
+}
+
+// OnError answers a request whose key function or check failed with an error that is not
+// Redis's (InternalError by default: 500, nothing logged by the middleware).
+func OnError(f func(w http.ResponseWriter, r *http.Request, err error)) Option {
+	return func(o *options) { o.onError = f }
 }
 
 // AddressKey keys a request by its connection's address (RemoteAddr): an IPv4 address
