@@ -4,7 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // ErrModuleNotLoaded is matched (errors.Is) by the error of a call that reached a server
@@ -89,3 +93,18 @@ func (e *TimeoutError) Is(target error) bool { return target == context.Deadline
 
 // Timeout is true, as net.Error has it.
 func (e *TimeoutError) Timeout() bool { return true }
+
+// IsRedisError tells Redis's errors (down, slow, failing, refusing, the module missing, the
+// breaker open) from the application's (an ArgumentError, a cancelled request, a bug in a
+// check): a middleware answers the first 503 and lets the second through as the app's.
+func IsRedisError(err error) bool {
+	var ae *ArgumentError
+	if err == nil || errors.As(err, &ae) || errors.Is(err, context.Canceled) {
+		return false
+	}
+	var ne net.Error
+	var re interface{ RedisError() }
+	return errors.As(err, &ne) || errors.As(err, &re) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrUnavailable) ||
+		errors.Is(err, redis.ErrClosed) || errors.Is(err, redis.ErrPoolTimeout)
+}

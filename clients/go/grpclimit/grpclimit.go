@@ -111,6 +111,9 @@ func (i *Interceptors) limit(ctx context.Context, method string, setHeader func(
 		return nil
 	}
 	d, err := i.check(ctx, i.limiter, i.prefix+key, method)
+	if err != nil && !winlimit.IsRedisError(err) {
+		return status.Error(codes.Internal, "rate limit check: "+err.Error())
+	}
 	if err != nil {
 		if i.failOpen {
 			return nil

@@ -2,11 +2,13 @@ package grpclimit_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net"
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -16,7 +18,6 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
-	"github.com/redis/go-redis/v9"
 	winlimit "github.com/winlimit/winlimit/clients/go"
 	"github.com/winlimit/winlimit/clients/go/grpclimit"
 	"github.com/winlimit/winlimit/clients/go/internal/redistest"
@@ -102,5 +103,19 @@ func TestAStreamIsLimitedWhenItOpens(t *testing.T) {
 	}
 	if _, err := stream.Recv(); status.Code(err) != codes.ResourceExhausted || err == io.EOF {
 		t.Fatalf("the second stream: %v", err)
+	}
+}
+
+func TestACheckThatFailsOnItsOwnIsInternalNotUnavailable(t *testing.T) {
+	ic, err := grpclimit.New(winlimit.NewMemory(), func(context.Context, winlimit.Deciding, string, string) (winlimit.Decision, error) {
+		return winlimit.Decision{}, errors.New("a bug")
+	}, grpclimit.FailOpen())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = ic.UnaryServerInterceptor()(context.Background(), nil, &grpc.UnaryServerInfo{FullMethod: "/x.Y/Z"},
+		func(context.Context, any) (any, error) { return "reached", nil })
+	if status.Code(err) != codes.Internal {
+		t.Fatalf("%v", err)
 	}
 }

@@ -4,14 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"reflect"
 	"sync"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 
 	winlimit "github.com/winlimit/winlimit/clients/go"
 )
@@ -171,7 +167,7 @@ func (m *Middleware) observe(d winlimit.Decision, shadow bool) {
 // failed answers a request whose check failed: a Redis failure is 503 (or the app's answer
 // with FailOpen) and one error line; any other error is the app's 500.
 func (m *Middleware) failed(w http.ResponseWriter, r *http.Request, next http.Handler, key string, err error) {
-	if !isRedisError(err) {
+	if !winlimit.IsRedisError(err) {
 		m.o.onError(w, r, err) // the application's error, not the limiter's: not logged here
 		return
 	}
@@ -185,20 +181,6 @@ func (m *Middleware) failed(w http.ResponseWriter, r *http.Request, next http.Ha
 		return
 	}
 	http.Error(w, UnavailableBody, http.StatusServiceUnavailable)
-}
-
-// isRedisError tells Redis's errors (down, slow, failing, the module missing, the breaker
-// open) from the application's.
-func isRedisError(err error) bool {
-	var ae *winlimit.ArgumentError
-	if errors.As(err, &ae) || errors.Is(err, context.Canceled) {
-		return false
-	}
-	var ne net.Error
-	var re interface{ RedisError() }
-	return errors.As(err, &ne) || errors.As(err, &re) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, context.DeadlineExceeded) || errors.Is(err, winlimit.ErrUnavailable) ||
-		errors.Is(err, redis.ErrClosed) || errors.Is(err, redis.ErrPoolTimeout)
 }
 
 func errorName(err error) string {
