@@ -109,7 +109,7 @@ func TestAStreamIsLimitedWhenItOpens(t *testing.T) {
 func TestACheckThatFailsOnItsOwnIsInternalNotUnavailable(t *testing.T) {
 	ic, err := grpclimit.New(winlimit.NewMemory(), func(context.Context, winlimit.Deciding, string, string) (winlimit.Decision, error) {
 		return winlimit.Decision{}, errors.New("a bug")
-	}, grpclimit.FailOpen())
+	}, grpclimit.FailOpen(), grpclimit.WithKey(func(context.Context, string) (string, error) { return "k", nil }))
 	if err != nil {
 		t.Fatal(err)
 	}
