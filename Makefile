@@ -12,7 +12,7 @@ LIBRARY_ITESTS := $(addprefix itest-functions-,$(FUNCTION_SERVERS)) $(addprefix 
 # The released module (make dist): linked against glibc 2.17, no debug info.
 RELEASE_SO := $(CURDIR)/target/x86_64-unknown-linux-gnu/dist/libwinlimit.so
 
-.PHONY: all build lua deps servers release-so test unit itest itest-all itest-clients $(addprefix itest-,$(SERVERS)) itest-valkey itest-library $(LIBRARY_ITESTS) itest-client itest-limits lua-clients itest-node node-deps dist itest-dist lint docs run bench bench-breaker bench-instr bench-node-breaker fuzz clean
+.PHONY: all build lua deps servers release-so test unit itest itest-all itest-clients $(addprefix itest-,$(SERVERS)) itest-valkey itest-library $(LIBRARY_ITESTS) itest-client itest-limits lua-clients itest-node itest-go bench-go node-deps dist itest-dist lint docs run bench bench-breaker bench-instr bench-node-breaker fuzz clean
 
 all: build
 
@@ -112,6 +112,23 @@ itest-limits: lua-clients
 		WINLIMIT_SERVER_BIN=$(CURDIR)/.cache/$$s/bin/server WINLIMIT_CLIENT_BACKEND=$${run%%:*} \
 		$(PY) scripts/limits-tests.py || exit 1; \
 	done
+
+# The Go client (clients/go): go vet, staticcheck (pinned) and go test -race on the module
+# (Redis 7.0), the Functions library (7.0), the scripts (6.2, 6.0), a 3-primary cluster, the
+# shared cases, the redis_rate port, net/http, gRPC and /metrics. The tests start their own
+# servers from .cache on free ports (WINLIMIT_CACHE) and load WINLIMIT_MODULE. -p 1: one
+# package's servers at a time on 2 cores.
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+itest-go bench-go: export WINLIMIT_MODULE ?= $(RELEASE_SO)
+itest-go bench-go: export WINLIMIT_CACHE := $(CURDIR)/.cache
+itest-go bench-go: | release-so
+itest-go: lua-clients
+	scripts/fetch-servers.sh redis-6.0 redis-6.2 redis-7.0
+	cd clients/go && go vet ./... && go run $(STATICCHECK) ./... && go test -race -shuffle=on -count=1 -p 1 ./...
+
+# The Go client's overhead over a bare go-redis call (benchmarks, not a gate).
+bench-go: lua-clients
+	cd clients/go && go test -run '^$$' -bench . -benchmem -count 3 . ./redisrate
 
 # The library built into both clients (scripts/embed-lua.py): the Python package's data and
 # the Node package's src/lua.ts, from lua/winlimit.lua.
