@@ -64,20 +64,17 @@ func TestSpecBreaker(t *testing.T) {
 		}
 	}
 	for _, bad := range spec.BadOptions {
-		if opt, typed := breakerOptionOf(bad); typed {
-			if _, err := New(nil, opt).Reset(ctx, "k"); err == nil {
+		if opts, typed := breakerOptionsOf(bad); typed {
+			if _, err := New(nil, opts...).Reset(ctx, "k"); err == nil {
 				t.Errorf("%v accepted", bad)
 			}
 		}
 	}
 	for _, c := range spec.Cases {
 		t.Run(c.Name, func(t *testing.T) {
-			opts := map[string]any{"failures": 3.0, "open_ms": 1000.0, "max_open_ms": 30000.0, "breaker": true}
-			for k, v := range c.Options {
-				opts[k] = v
-			}
-			opt, _ := breakerOptionOf(opts)
-			o := evaluate([]Option{opt})
+			// The case's own options over the defaults the Go options have.
+			opts, _ := breakerOptionsOf(c.Options)
+			o := evaluate(opts)
 			if o.err != nil {
 				t.Fatal(o.err)
 			}
@@ -132,19 +129,20 @@ func admitOrBypass(b *breaker, now float64) (admission, []transition) {
 	return b.admit(now)
 }
 
-// breakerOptionOf is the Option of the spec's breaker options; false when a value is not of
-// a type the Go option takes (the compiler refuses it).
-func breakerOptionOf(options map[string]any) (Option, bool) {
+// breakerOptionsOf are the Options of the spec's breaker options; false when a value is not
+// of a type the Go options take (the compiler refuses it).
+func breakerOptionsOf(options map[string]any) ([]Option, bool) {
 	if on, ok := options["breaker"]; ok {
 		enabled, isBool := on.(bool)
 		if !isBool {
 			return nil, false
 		}
 		if !enabled {
-			return WithoutBreaker(), true
+			return []Option{WithoutBreaker()}, true
 		}
 	}
-	failures, open, maxOpen := DefaultBreakerFailures, DefaultBreakerOpenMs*time.Millisecond, DefaultBreakerMaxOpen*time.Millisecond
+	failures, open := DefaultBreakerFailures, DefaultBreakerOpenMs*time.Millisecond
+	var opts []Option
 	for k, v := range options {
 		f, isNumber := v.(float64)
 		switch k {
@@ -161,9 +159,9 @@ func breakerOptionOf(options map[string]any) (Option, bool) {
 			if k == "open_ms" {
 				open = d
 			} else {
-				maxOpen = d
+				opts = append(opts, WithBreakerMaxOpen(d))
 			}
 		}
 	}
-	return WithBreaker(failures, open, maxOpen), true
+	return append([]Option{WithBreaker(failures, open)}, opts...), true
 }

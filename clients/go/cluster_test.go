@@ -77,7 +77,7 @@ func TestAClusterOfThreePrimariesDecidesOnEveryNodeWithEveryBackend(t *testing.T
 func TestAStoppedClusterNodeFallsBackForItsKeysOnly(t *testing.T) {
 	rdb := startCluster(t)
 	keys := keysOnEveryNode(t, rdb)
-	l := New(rdb, WithFallback(NewMemory()), WithTimeout(200*time.Millisecond), WithBreaker(1, time.Hour, time.Hour),
+	l := New(rdb, WithFallback(NewMemory()), WithTimeout(200*time.Millisecond), WithBreaker(1, time.Hour),
 		WithLogger(discardLogger()))
 	for _, key := range keys {
 		must(t)(l.Fixed(ctx, key, time.Minute, 10)) // every node detected

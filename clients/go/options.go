@@ -1,7 +1,6 @@
 package winlimit
 
 import (
-	"errors"
 	"log/slog"
 	"time"
 )
@@ -24,11 +23,12 @@ type options struct {
 
 func evaluate(opts []Option) options {
 	o := options{name: DefaultName, backend: Auto, timeout: DefaultTimeout, logger: slog.Default(), breaker: breakerOptions{
-		enabled: true, failures: DefaultBreakerFailures, openMs: DefaultBreakerOpenMs, maxOpenMs: DefaultBreakerMaxOpen,
+		enabled: true, failures: DefaultBreakerFailures, openMs: DefaultBreakerOpenMs,
 	}}
 	for _, opt := range opts {
 		opt(&o)
 	}
+	o.checkBreaker()
 	return o
 }
 
@@ -91,24 +91,51 @@ type breakerOptions struct {
 }
 
 // WithBreaker sets the circuit breaker: it opens after failures consecutive Redis failures,
-// sends nothing for open (doubling on each failed probe up to maxOpen), then lets one probe
-// call through. On by default (3, 1 s, 30 s). Durations are whole milliseconds.
-func WithBreaker(failures int, open, maxOpen time.Duration) Option {
+// sends nothing for open (doubling on each failed probe up to WithBreakerMaxOpen's cap: by
+// default 30 s, or open when longer), then lets one probe call through. On by default (3,
+// 1 s). Durations are whole milliseconds.
+func WithBreaker(failures int, open time.Duration) Option {
 	return func(o *options) {
-		openMs, err1 := ms("breaker open", open)
-		maxMs, err2 := ms("breaker max open", maxOpen)
+		openMs, err := ms("breaker open", open)
 		switch {
 		case o.err != nil:
 		case failures < 1:
 			o.err = argError("breaker failures", "must be at least 1, not %d", failures)
-		case err1 != nil || err2 != nil:
-			o.err = errors.Join(err1, err2)
+		case err != nil:
+			o.err = err
 		case openMs < 1:
 			o.err = argError("breaker open", "must be at least 1 ms, not %v", open)
-		case maxMs < openMs:
-			o.err = argError("breaker max open", "must be at least the open period %v, not %v", open, maxOpen)
 		}
-		o.breaker = breakerOptions{enabled: true, failures: failures, openMs: float64(openMs), maxOpenMs: float64(maxMs)}
+		o.breaker.enabled, o.breaker.failures, o.breaker.openMs = true, failures, float64(openMs)
+	}
+}
+
+// WithBreakerMaxOpen caps the breaker's open period, which doubles on each failed probe; it
+// must be at least the open period (DefaultBreakerMaxOpen ms, or the open period when longer,
+// if not set).
+func WithBreakerMaxOpen(maxOpen time.Duration) Option {
+	return func(o *options) {
+		maxMs, err := ms("breaker max open", maxOpen)
+		switch {
+		case o.err != nil:
+		case err != nil:
+			o.err = err
+		case maxMs < 1:
+			o.err = argError("breaker max open", "must be at least 1 ms, not %v", maxOpen)
+		}
+		o.breaker.maxOpenMs = float64(maxMs)
+	}
+}
+
+// checkBreaker fills in the cap left unset and checks it against the open period, once every
+// option has been applied (they may come in any order).
+func (o *options) checkBreaker() {
+	b := &o.breaker
+	if b.maxOpenMs == 0 {
+		b.maxOpenMs = max(DefaultBreakerMaxOpen, b.openMs)
+	} else if b.maxOpenMs < b.openMs && o.err == nil {
+		o.err = argError("breaker max open", "must be at least the open period %v, not %v",
+			time.Duration(b.openMs)*time.Millisecond, time.Duration(b.maxOpenMs)*time.Millisecond)
 	}
 }
 

@@ -214,7 +214,7 @@ func TestTwoStackedMiddlewaresListBothPolicies(t *testing.T) {
 func TestWhileRedisIsDownTheBreakerAndFallbackDecideAtOnce(t *testing.T) {
 	srv, rdb := own(t)
 	limiter := winlimit.New(rdb, winlimit.WithFallback(winlimit.NewMemory()), winlimit.WithTimeout(200*time.Millisecond),
-		winlimit.WithBreaker(1, time.Hour, time.Hour), winlimit.WithLogger(discard()))
+		winlimit.WithBreaker(1, time.Hour), winlimit.WithLogger(discard()))
 	mw, err := New(limiter, fixed(2), WithCount(CountFailures, nil))
 	if err != nil {
 		t.Fatal(err)
