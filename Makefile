@@ -35,8 +35,9 @@ test: deps servers unit dist itest-all itest-dist itest-clients
 
 # The clients' suites side by side (each mostly waits on its servers, HTTP round trips and,
 # for limits' own tests, their sleeps).
+CLIENT_ITESTS := itest-client itest-node itest-limits itest-go
 itest-clients:
-	$(MAKE) --no-print-directory -j3 --output-sync=target itest-client itest-node itest-limits
+	$(MAKE) --no-print-directory -j$(words $(CLIENT_ITESTS)) --output-sync=target $(CLIENT_ITESTS)
 
 unit:
 	cargo test --release
