@@ -1,17 +1,23 @@
 //! winlimit: native, atomic rate-limiting commands for Redis.
 //!
 //! `WINLIMIT.SLIDE` keeps a sliding-window log (exact, in a sorted set, or counted per
-//! bucket); `WINLIMIT.FIXED` a fixed-window counter in a string. Each decides and records in
-//! one command on the server's clock, and replicates its effects as core commands.
+//! bucket); `WINLIMIT.FIXED` a fixed-window counter in a string; `WINLIMIT.GCRA` a token
+//! bucket (GCRA) as one time in a string. Each decides and records in one command on the
+//! server's clock, and replicates its effects as core commands. `WINLIMIT.SLIDE_RO`,
+//! `WINLIMIT.FIXED_RO` and `WINLIMIT.GCRA_RO` tell what the recording command would answer,
+//! writing nothing; `CL.THROTTLE` answers redis-cell's command (with `cell-compat yes`).
 //!
 //! Layout: [`core`] parses and decides (pure, no Redis types, one file per algorithm);
-//! [`redis`] reads and writes keys, replicates, and registers the command table.
+//! [`redis`] reads and writes keys, replicates, and registers the command table
+//! (`redis/commands.rs`, from which `clients/spec/command_table.json` is generated).
 
 // Each unsafe operation sits in its own `unsafe` block with a `SAFETY` comment, unsafe
 // functions' bodies included (`make lint` checks the comments).
 #![deny(unsafe_op_in_unsafe_fn)]
 
 mod core;
+#[cfg(test)]
+mod layout;
 mod redis;
 
 use std::os::raw::c_int;

@@ -5,7 +5,7 @@ use crate::core::request::Mode;
 use crate::redis::api;
 
 /// The call being served: the arguments after the key, and whether it records or only
-/// peeks. The key reaches the adapter opened (see [`crate::redis::handler::serve`]).
+/// peeks. The key reaches the adapter opened (see [`crate::redis::adapters::serve`]).
 pub struct Call<'a> {
     pub args: &'a [&'a [u8]],
     pub mode: Mode,

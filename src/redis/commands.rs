@@ -8,20 +8,12 @@ use crate::core::request::Mode;
 use crate::core::verdict::Verdict;
 use crate::redis::adapters::fixed::Fixed;
 use crate::redis::adapters::gcra::{Cell, Gcra};
+use crate::redis::adapters::serve;
 use crate::redis::adapters::slide::Slide;
 use crate::redis::call::{Call, CommandError};
 use crate::redis::config;
-use crate::redis::handler::serve;
 use crate::redis::key::CallKey;
-
-/// How the verdict is written back.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ReplyShape {
-    /// `allowed limit remaining retry_after_ms reset_after_ms`.
-    Verdict,
-    /// redis-cell's `limited limit remaining retry_after_s reset_after_s`.
-    Cell,
-}
+use crate::redis::reply::ReplyShape;
 
 /// What `COMMAND DOCS` says of an argument.
 pub struct ArgDoc {

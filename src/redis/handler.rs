@@ -7,7 +7,6 @@ use std::os::raw::c_int;
 use redis_module::raw;
 
 use crate::core::verdict::Verdict;
-use crate::redis::adapters::Adapter;
 use crate::redis::api::{self, Ctx, ServerString};
 use crate::redis::call::{Call, CommandError};
 use crate::redis::commands::{CommandSpec, MAX_COMMANDS, TABLE};
@@ -71,12 +70,4 @@ fn run(spec: &CommandSpec, ctx: Ctx<'_>, argv: &[ServerString<'_>]) -> Result<Ve
     // `CallKey`.
     let key = unsafe { CallKey::new(ctx, *key_name) };
     (spec.run)(&Call { args, mode: spec.mode }, key)
-}
-
-/// Runs a call through adapter `A`: its arguments first, so a refused call leaves the key
-/// untouched (no lookup, no lazy expiry, no keyspace hit or miss, as with Redis's own
-/// commands), then the call's key, opened here once, then the adapter.
-pub fn serve<A: Adapter>(call: &Call, key: CallKey<'_>) -> Result<Verdict, CommandError> {
-    let request = A::parse(call.args, call.mode)?;
-    A::run(call, key.open(call.mode), &request)
 }

@@ -16,4 +16,6 @@ pub mod metadata;
 pub mod panics;
 pub mod replicate;
 pub mod reply;
+#[cfg(test)]
+mod spec_table;
 pub mod stats;

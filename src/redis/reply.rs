@@ -8,7 +8,15 @@ use redis_module::raw;
 use crate::core::verdict::{Verdict, NEVER};
 use crate::redis::api::{api, Ctx};
 use crate::redis::call::CommandError;
-use crate::redis::commands::ReplyShape;
+
+/// How the verdict is written back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReplyShape {
+    /// `allowed limit remaining retry_after_ms reset_after_ms`.
+    Verdict,
+    /// redis-cell's `limited limit remaining retry_after_s reset_after_s`.
+    Cell,
+}
 
 /// The verdict in the command's reply shape.
 pub fn verdict(ctx: Ctx<'_>, shape: ReplyShape, verdict: Verdict) -> c_int {

@@ -9,11 +9,11 @@ mod core;
 #[path = "../../src/redis/mod.rs"]
 mod redis;
 
-use crate::redis::key::Key;
+use crate::redis::key::{End, Key, LowerBound};
 
 fn walk(key: &mut Key<'_>) {
-    let oldest = key.zset_range(f64::NEG_INFINITY, f64::INFINITY, false, false);
-    let newest = key.zset_range(f64::NEG_INFINITY, f64::INFINITY, false, true);
+    let oldest = key.zset_range(f64::NEG_INFINITY, f64::INFINITY, LowerBound::Included, End::Oldest);
+    let newest = key.zset_range(f64::NEG_INFINITY, f64::INFINITY, LowerBound::Included, End::Newest);
     drop(oldest);
 }
 

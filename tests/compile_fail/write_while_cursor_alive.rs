@@ -8,15 +8,15 @@ mod core;
 #[path = "../../src/redis/mod.rs"]
 mod redis;
 
-use crate::redis::key::Opened;
+use crate::redis::key::{End, LowerBound, Opened};
 
 fn adapter(mut opened: Opened<'_>) {
-    let mut range = opened.view_mut().zset_range(f64::NEG_INFINITY, f64::INFINITY, false, false);
+    let mut range = opened.view_mut().zset_range(f64::NEG_INFINITY, f64::INFINITY, LowerBound::Included, End::Oldest);
     if let Some(key) = opened.writer() {
         key.delete();
     }
     if let Some(range) = &mut range {
-        range.step(false);
+        range.step();
     }
 }
 

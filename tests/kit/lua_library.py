@@ -5,6 +5,7 @@ FCALL <name> 1 <key> <args...> with the library loaded (FUNCTION LOAD REPLACE); 
 EVALSHA <sha of script_text()> 1 <key> <name> <args...>, and EVALSHA <sha> 0 winlimit_version.
 """
 
+import json
 import os
 import subprocess
 import sys
@@ -14,12 +15,18 @@ LIBRARY_PATH = os.path.join(REPO, "lua", "winlimit.lua")
 SCRIPT_PATH = os.path.join(REPO, "target", "lua", "winlimit-script.lua")
 BUILD = os.path.join(REPO, "scripts", "build-lua.py")
 
-# FCALL names by the module command they answer.
-FUNCTIONS = {
-    "winlimit.slide": "winlimit_slide", "winlimit.slide_ro": "winlimit_slide_ro",
-    "winlimit.fixed": "winlimit_fixed", "winlimit.fixed_ro": "winlimit_fixed_ro",
-    "winlimit.gcra": "winlimit_gcra", "winlimit.gcra_ro": "winlimit_gcra_ro",
-}
+TABLE_PATH = os.path.join(REPO, "clients", "spec", "command_table.json")
+
+
+def command_table():
+    """clients/spec/command_table.json's rows: the module's command table, generated from
+    src/redis/commands.rs."""
+    with open(TABLE_PATH, encoding="utf-8") as f:
+        return json.load(f)["commands"]
+
+
+# FCALL names by the module command they answer, from the command table.
+FUNCTIONS = {row["name"].lower(): row["function"] for row in command_table() if row["function"]}
 
 
 def library_text():

@@ -11,11 +11,12 @@
 import { createHash } from "node:crypto";
 import type { Channel } from "./client";
 import type { Call } from "./commands";
+import type { Backend } from "./decision";
 import { MissingPermission, RedisCallError } from "./errors";
 import { LIBRARY, LIBRARY_VERSION, SCRIPT } from "./lua";
 
-/** The edition that answered a call. */
-export type Backend = "module" | "functions" | "scripts";
+export type { Backend };
+
 /** The limiter's `backend` option. */
 export type BackendChoice = Backend | "auto";
 

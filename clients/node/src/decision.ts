@@ -4,7 +4,9 @@
  * client's `winlimit._decision`, field for field.
  */
 
-import type { Backend } from "./backend";
+/** The edition that answered a call (defined here, where decisions name it, and re-exported
+ * by ./backend: a decision imports nothing of the backends). */
+export type Backend = "module" | "functions" | "scripts";
 
 /** What answered a decision: one of winlimit's editions in Redis, or the in-process memory
  * limiter (a middleware's fallback). */

@@ -20,10 +20,10 @@ export type Count = "all" | "failures" | "successes";
 export type IsFailure = (status: number) => boolean;
 
 const COUNTS: readonly Count[] = ["all", "failures", "successes"];
-const RECORDING = ["slide", "fixed", "gcra"] as const;
+export const RECORDING = ["slide", "fixed", "gcra"] as const;
 // What a refund repeats of the call it undoes: the same limit and shape, not its cost, block
 // or wait (REFUND takes the cost's place; BLOCK with it is refused).
-const KEPT = ["bucket", "align", "burst", "name"] as const;
+export const KEPT = ["bucket", "align", "burst", "name"] as const;
 
 type Options = Record<string, unknown>;
 type Method = (...args: unknown[]) => Promise<Decision> | Decision;

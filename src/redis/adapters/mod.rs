@@ -4,7 +4,7 @@
 use crate::core::request::Mode;
 use crate::core::verdict::Verdict;
 use crate::redis::call::{Call, CommandError};
-use crate::redis::key::Opened;
+use crate::redis::key::{CallKey, Opened};
 
 pub mod bucketed;
 pub mod fixed;
@@ -21,4 +21,12 @@ pub trait Adapter {
     fn parse(args: &[&[u8]], mode: Mode) -> Result<Self::Request, CommandError>;
 
     fn run(call: &Call, key: Opened<'_>, request: &Self::Request) -> Result<Verdict, CommandError>;
+}
+
+/// Runs a call through adapter `A`: its arguments first, so a refused call leaves the key
+/// untouched (no lookup, no lazy expiry, no keyspace hit or miss, as with Redis's own
+/// commands), then the call's key, opened here once, then the adapter.
+pub fn serve<A: Adapter>(call: &Call, key: CallKey<'_>) -> Result<Verdict, CommandError> {
+    let request = A::parse(call.args, call.mode)?;
+    A::run(call, key.open(call.mode), &request)
 }

@@ -11,7 +11,7 @@ use crate::redis::adapters::{bucketed, Adapter};
 use crate::redis::api::OwnedString;
 use crate::redis::call::{Call, CommandError};
 use crate::redis::config;
-use crate::redis::key::{Key, KeyKind, Opened, WriteKey};
+use crate::redis::key::{End, Key, KeyKind, LowerBound, Opened, WriteKey};
 
 /// `WINLIMIT.SLIDE` and `WINLIMIT.SLIDE_RO`.
 pub struct Slide;
@@ -56,11 +56,11 @@ impl Adapter for Slide {
 fn refund(now: i64, request: &SlideRequest, n: i64, key: &mut WriteKey<'_>) {
     let take = slide::refund_take(now, request, n, &mut SortedSetLog::new(key.view_mut()));
     let mut members = Vec::new();
-    if let Some(mut range) = key.view_mut().zset_range(f64::NEG_INFINITY, f64::MAX, false, true) {
+    if let Some(mut range) = key.view_mut().zset_range(f64::NEG_INFINITY, f64::MAX, LowerBound::Included, End::Newest) {
         while members.len() < usize::try_from(take).unwrap_or(0) {
             let Some((_, member)) = range.current() else { break };
             members.push(member);
-            if !range.step(true) {
+            if !range.step() {
                 break;
             }
         }
@@ -85,11 +85,14 @@ impl<'k, 'a> SortedSetLog<'k, 'a> {
     /// the block marker if the key has one, else the newest entry, which the call reads
     /// anyway (so a key without a block costs no extra lookup).
     pub fn new(key: &'k mut Key<'a>) -> Self {
-        let last = key.zset_range(f64::NEG_INFINITY, f64::INFINITY, false, true).and_then(|range| range.current());
+        let last = key
+            .zset_range(f64::NEG_INFINITY, f64::INFINITY, LowerBound::Included, End::Newest)
+            .and_then(|range| range.current());
         let mut log = SortedSetLog { key, markers: 0, blocked_until: None, newest: None };
         match last {
             Some((score, member)) if score == f64::INFINITY => {
-                log.markers = log.count_range((f64::INFINITY, f64::INFINITY, false), false, u64::MAX);
+                log.markers =
+                    log.count_range((f64::INFINITY, f64::INFINITY, LowerBound::Included), End::Oldest, u64::MAX);
                 log.blocked_until = slide::parse_block_member(member.bytes());
             }
             Some((score, member)) => {
@@ -102,23 +105,23 @@ impl<'k, 'a> SortedSetLog<'k, 'a> {
 
     /// Counts the elements scored in the range, stepping from its oldest or newest end and
     /// stopping at `cap`.
-    fn count_range(&mut self, (min, max, exclude_min): (f64, f64, bool), from_newest: bool, cap: u64) -> u64 {
+    fn count_range(&mut self, (min, max, lower): ScoreRange, start: End, cap: u64) -> u64 {
         if cap == 0 {
             return 0;
         }
-        let Some(mut range) = self.key.zset_range(min, max, exclude_min, from_newest) else { return 0 };
+        let Some(mut range) = self.key.zset_range(min, max, lower, start) else { return 0 };
         let mut count = 1;
-        while count < cap && range.step(from_newest) {
+        while count < cap && range.step() {
             count += 1;
         }
         count
     }
 
     /// The score of the `n`-th (from 0) element of the range from its oldest or newest end.
-    fn nth_in_range(&mut self, (min, max, exclude_min): (f64, f64, bool), from_newest: bool, n: u64) -> Option<i64> {
-        let mut range = self.key.zset_range(min, max, exclude_min, from_newest)?;
+    fn nth_in_range(&mut self, (min, max, lower): ScoreRange, start: End, n: u64) -> Option<i64> {
+        let mut range = self.key.zset_range(min, max, lower, start)?;
         for _ in 0..n {
-            if !range.step(from_newest) {
+            if !range.step() {
                 return None;
             }
         }
@@ -126,8 +129,11 @@ impl<'k, 'a> SortedSetLog<'k, 'a> {
     }
 }
 
+/// Scores from `min` to `max`, `min` itself included or not.
+type ScoreRange = (f64, f64, LowerBound);
+
 /// Every entry: the block marker, scored `+inf`, is above the largest finite score.
-const EVERYTHING: (f64, f64, bool) = (f64::NEG_INFINITY, f64::MAX, false);
+const EVERYTHING: ScoreRange = (f64::NEG_INFINITY, f64::MAX, LowerBound::Included);
 
 impl LogView for SortedSetLog<'_, '_> {
     fn len(&self) -> u64 {
@@ -142,7 +148,7 @@ impl LogView for SortedSetLog<'_, '_> {
         if self.newest.is_some() {
             return self.newest;
         }
-        let range = self.key.zset_range(f64::NEG_INFINITY, f64::MAX, false, true)?;
+        let range = self.key.zset_range(f64::NEG_INFINITY, f64::MAX, LowerBound::Included, End::Newest)?;
         range.current().map(|(score, member)| Entry { score: to_ms(score), member: parse_int(member.bytes()) })
     }
 
@@ -151,30 +157,30 @@ impl LogView for SortedSetLog<'_, '_> {
     }
 
     fn count_through(&mut self, cutoff: i64) -> u64 {
-        self.count_range((f64::NEG_INFINITY, cutoff as f64, false), false, u64::MAX)
+        self.count_range((f64::NEG_INFINITY, cutoff as f64, LowerBound::Included), End::Oldest, u64::MAX)
     }
 
     fn nth_after(&mut self, cutoff: i64, n: u64) -> Option<i64> {
-        self.nth_in_range((cutoff as f64, f64::MAX, true), false, n)
+        self.nth_in_range((cutoff as f64, f64::MAX, LowerBound::Excluded), End::Oldest, n)
     }
 
     fn count_between(&mut self, after: i64, through: i64, cap: u64) -> u64 {
         if through <= after {
             return 0;
         }
-        self.count_range((after as f64, through as f64, true), false, cap)
+        self.count_range((after as f64, through as f64, LowerBound::Excluded), End::Oldest, cap)
     }
 
     fn nth_oldest(&mut self, n: u64) -> Option<i64> {
-        self.nth_in_range(EVERYTHING, false, n)
+        self.nth_in_range(EVERYTHING, End::Oldest, n)
     }
 
     fn count_after_from_newest(&mut self, cutoff: i64, cap: u64) -> u64 {
-        self.count_range((cutoff as f64, f64::MAX, true), true, cap)
+        self.count_range((cutoff as f64, f64::MAX, LowerBound::Excluded), End::Newest, cap)
     }
 
     fn nth_newest(&mut self, n: u64) -> Option<i64> {
-        self.nth_in_range(EVERYTHING, true, n)
+        self.nth_in_range(EVERYTHING, End::Newest, n)
     }
 }
 

@@ -11,7 +11,7 @@ use crate::core::bucket_ring;
 use crate::core::parse::format_int;
 use crate::redis::api::{self, api, OwnedString};
 use crate::redis::events::Event;
-use crate::redis::key::{KeyKind, WriteKey};
+use crate::redis::key::{End, KeyKind, LowerBound, WriteKey};
 use crate::redis::replicate::{self, StringList};
 
 /// Members per replicated `ZADD`: a large `COST` is replicated as several commands (all in
@@ -104,10 +104,11 @@ impl WriteKey<'_> {
     /// `ZREMRANGEBYSCORE key -inf through`; nothing at all when no element is scored that low.
     pub fn zrem_through(&mut self, through: i64) {
         let mut stale = Vec::new();
-        if let Some(mut range) = self.0.zset_range(f64::NEG_INFINITY, through as f64, false, false) {
+        if let Some(mut range) = self.0.zset_range(f64::NEG_INFINITY, through as f64, LowerBound::Included, End::Oldest)
+        {
             while let Some((_, member)) = range.current() {
                 stale.push(member);
-                if !range.step(false) {
+                if !range.step() {
                     break;
                 }
             }

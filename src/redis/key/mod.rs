@@ -150,27 +150,27 @@ impl<'a> Key<'a> {
         unsafe { api!(RedisModule_ValueLength(self.handle)) as u64 }
     }
 
-    /// A cursor on the sorted set's elements scored in `[min, max]` (`(min, max]` with
-    /// `exclude_min`), on the first of them or, `from_newest`, the last; `None` when there is
-    /// no such element. The cursor borrows the key mutably (the server keeps one range per
-    /// key, which a second would restart) and is stopped on drop.
-    pub fn zset_range(&mut self, min: f64, max: f64, exclude_min: bool, from_newest: bool) -> Option<ZsetRange<'_>> {
+    /// A cursor on the sorted set's elements scored from `min` (included or not, as `lower`
+    /// says) to `max`, on the element at the range's `start` end, stepping away from it;
+    /// `None` when there is no such element. The cursor borrows the key mutably (the server
+    /// keeps one range per key, which a second would restart) and is stopped on drop.
+    pub fn zset_range(&mut self, min: f64, max: f64, lower: LowerBound, start: End) -> Option<ZsetRange<'_>> {
         if self.kind() != KeyKind::SortedSet {
             return None;
         }
         let ok = raw::Status::Ok as c_int;
-        let exclude_min = c_int::from(exclude_min);
+        let exclude_min = c_int::from(lower == LowerBound::Excluded);
         // SAFETY: the key holds a sorted set, so its handle is open and not null; no other
         // range is active on it (a range borrows the key mutably until it is stopped).
         let seek = unsafe {
-            if from_newest {
+            if start == End::Newest {
                 api!(RedisModule_ZsetLastInScoreRange(self.handle, min, max, exclude_min, 0))
             } else {
                 api!(RedisModule_ZsetFirstInScoreRange(self.handle, min, max, exclude_min, 0))
             }
         };
         // Made before the end check, so its drop stops the range either way.
-        let range = ZsetRange { handle: self.handle, _key: PhantomData };
+        let range = ZsetRange { handle: self.handle, start, _key: PhantomData };
         // SAFETY: as above, with the range just started.
         (seek == ok && unsafe { api!(RedisModule_ZsetRangeEndReached(self.handle)) } == 0).then_some(range)
     }
@@ -236,20 +236,36 @@ impl<'a> Opened<'a> {
     }
 }
 
+/// Whether a score range holds elements scored exactly its `min`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LowerBound {
+    Included,
+    Excluded,
+}
+
+/// The end of a score range a cursor starts on: the oldest (lowest score) or the newest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum End {
+    Oldest,
+    Newest,
+}
+
 /// A sorted set's range cursor, on one element at a time. It holds the key's `&mut` borrow:
 /// no write and no second cursor while it lives.
 pub struct ZsetRange<'k> {
     handle: *mut raw::RedisModuleKey,
+    /// The end it started on; it steps away from it.
+    start: End,
     _key: PhantomData<&'k mut ()>,
 }
 
 impl ZsetRange<'_> {
-    /// Moves one element towards the oldest (lower scores) or the newest; false past the end
-    /// of the range.
-    pub fn step(&mut self, towards_oldest: bool) -> bool {
+    /// Moves one element away from the end it started on (towards the oldest, lower scores,
+    /// from the newest); false past the other end of the range.
+    pub fn step(&mut self) -> bool {
         // SAFETY: the handle of a sorted set whose range this cursor started and owns.
         unsafe {
-            if towards_oldest {
+            if self.start == End::Newest {
                 api!(RedisModule_ZsetRangePrev(self.handle)) != 0
             } else {
                 api!(RedisModule_ZsetRangeNext(self.handle)) != 0

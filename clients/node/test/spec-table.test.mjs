@@ -1,0 +1,49 @@
+// The client's lists of commands are the module's command table
+// (clients/spec/command_table.json, generated from src/redis/commands.rs): the methods a
+// middleware's refund records, the options a refund repeats, and the commands the memory
+// limiter answers. The lists stay in the package's code (the installed package reads no file
+// outside itself); these tests fail naming the row a list misses. The Python client runs the
+// same checks (clients/python/tests/test_spec_table.py).
+
+import assert from "node:assert/strict";
+import { createRequire } from "node:module";
+import { test } from "node:test";
+import { MemoryLimiter, RedisCallError } from "winlimit";
+import { load } from "./support/spec.mjs";
+
+const require = createRequire(import.meta.url);
+const refund = require("../dist/refund.js");
+
+const TABLE = load("command_table.json").commands;
+const CLIENT_ROWS = TABLE.filter((row) => row.method !== null);
+// Options the clients alone have: the policy's name in the headers.
+const CLIENT_ONLY = ["name"];
+
+const sorted = (items) => [...new Set(items)].sort();
+
+test("refunds record every method that records", () => {
+  const expected = sorted(CLIENT_ROWS.filter((row) => row.records).map((row) => row.method));
+  assert.deepEqual(sorted(refund.RECORDING), expected, "RECORDING is not the table's recording methods");
+});
+
+test("a refund repeats every option that shapes the limit", () => {
+  // The shape of a call is what its _RO reader takes too, its cost aside.
+  const shape = CLIENT_ROWS.filter((row) => !row.records).flatMap((row) => row.options.map((o) => o.client));
+  const expected = sorted([...shape.filter((o) => o !== "cost"), ...CLIENT_ONLY]);
+  assert.deepEqual(sorted(refund.KEPT), expected, "KEPT is not the table's shape options");
+});
+
+for (const row of CLIENT_ROWS) {
+  test(`the memory limiter answers ${row.name}`, () => {
+    // No arguments: the command's own parser answers (a range error), not the dispatch.
+    assert.throws(
+      () => new MemoryLimiter().executeCommand([row.name, "key"]),
+      (error) => error instanceof RedisCallError && !error.message.includes("unknown command"),
+      `the memory limiter does not answer ${row.name}`,
+    );
+  });
+}
+
+test("the memory limiter refuses a command the table lacks", () => {
+  assert.throws(() => new MemoryLimiter().executeCommand(["WINLIMIT.NOPE", "key", "1000", "5"]), /unknown command/);
+});
