@@ -36,6 +36,10 @@ func NewRecorder(limiter Deciding, block *time.Duration) *Recorder {
 	return &Recorder{limiter: limiter, block: block}
 }
 
+// keptByRefund are the options a refund repeats, by the name clients/spec/command_table.json
+// gives them: what shapes the limit (the _RO readers' options but the cost), and the name.
+var keptByRefund = map[optionKind]string{optBucket: "bucket", optAlign: "align", optBurst: "burst", optName: "name"}
+
 // recording reads opts: whether the call records, its cost, the options a refund repeats
 // (the same limit and shape: Bucket, Align, Burst, Name), and opts with the block added.
 func (r *Recorder) recording(opts []CallOption) (bool, int64, []CallOption, []CallOption) {
@@ -49,8 +53,10 @@ func (r *Recorder) recording(opts []CallOption) (bool, int64, []CallOption, []Ca
 			cost = o.n
 		case optBlock:
 			hasBlock = true
-		case optBucket, optAlign, optBurst, optName:
-			kept = append(kept, o)
+		default:
+			if _, shapes := keptByRefund[o.kind]; shapes {
+				kept = append(kept, o)
+			}
 		}
 	}
 	if records && !hasBlock && r.block != nil {
