@@ -16,4 +16,5 @@ pub mod metadata;
 pub mod panics;
 pub mod replicate;
 pub mod reply;
+pub mod resetstat;
 pub mod stats;
