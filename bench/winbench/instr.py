@@ -36,6 +36,7 @@ from kit.server import RedisServer
 from winbench.config import BENCH_DIR, DEFAULT_MODULE, LUA_DIR, R, TMP
 from winbench.contenders import BUCKET_ARGS, BUCKET_MS, BUCKET_WINDOW_MS, contenders
 from winbench.targets import target_line
+from winbench import tax
 
 CALLS = 20_000
 KEYS = 1_000
@@ -116,13 +117,14 @@ def calls_of(shas: dict) -> dict[str, tuple[str, list[str]]]:
 class Counted:
     """A server under callgrind and the redis-benchmark runs counted on it."""
 
-    def __init__(self, name: str, modules: list[tuple[Path, list[str]]], redis_server: str, rb: str):
+    def __init__(self, name: str, modules: list[tuple[Path, list[str]]], redis_server: str, rb: str,
+                 valgrind_args: tuple[str, ...] = (), server_args: tuple[str, ...] = ()):
         self.dir = TMP / "instr" / name
         shutil.rmtree(self.dir, ignore_errors=True)
         self.dir.mkdir(parents=True)
         loads = [arg for path, args in modules for arg in ("--loadmodule", str(path), *args)]
-        launcher = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={self.dir}/callgrind.out.%n"]
-        self.server = RedisServer(module=False, args=loads, dir=str(self.dir), server_bin=redis_server,
+        launcher = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={self.dir}/callgrind.out.%n", *valgrind_args]
+        self.server = RedisServer(module=False, args=[*loads, *server_args], dir=str(self.dir), server_bin=redis_server,
                                   launcher=launcher, start_timeout=START_TIMEOUT)
         self.client = self.server.new_client(decode_responses=True)
         self.rb = rb
@@ -147,6 +149,10 @@ class Counted:
 
     def control(self, *args: str) -> None:
         subprocess.run(["callgrind_control", *args, str(self.server.pid)], check=True, capture_output=True)
+
+    def dumped_total(self) -> int:
+        """The instructions of the newest dump."""
+        return total_of(newest_dump(self.dir))
 
     def stop(self) -> None:
         self.server.stop(keep_dir=True)
@@ -254,7 +260,14 @@ def main() -> int:
             "module": args.module.name, "cell": str(args.cell) if args.cell else "", "runs": args.runs}
     per_call, spread = measure(args)
     targets = judge(per_call)
+    # Loading the module must not tax other commands (winbench.tax): its own section and targets.
+    others = tax.measure(args.runs, Counted, args.module, MODULE_ARGS, args.redis_server, args.redis_benchmark, CALLS)
+    targets += tax.targets(others)
     write(args.out, per_call, spread, targets, info)
+    with (args.out / "instructions.md").open("a") as md:
+        md.write("\n" + "\n".join(tax.section(others, args.runs)))
+    data = json.loads((args.out / "instructions.json").read_text())
+    (args.out / "instructions.json").write_text(json.dumps({**data, "other_commands": others}, indent=2) + "\n")
     for t in targets:
         print(target_line(t))
     print(f"wrote {args.out}/instructions.md")
