@@ -184,8 +184,9 @@ def measure(args: argparse.Namespace) -> tuple[dict[str, int], dict[str, tuple[i
 
 def measure_once(args: argparse.Namespace) -> dict[str, int]:
     """Instructions per call, net of PING, for every contender that can run, on fresh servers."""
-    main = Counted("main", [(args.module, MODULE_ARGS)], args.redis_server, args.redis_benchmark)
-    cell = Counted("cell", [(args.cell, [])], args.redis_server, args.redis_benchmark) if args.cell else None
+    collect = tax.COLLECT if args.commands_only else ()
+    main = Counted("main", [(args.module, MODULE_ARGS)], args.redis_server, args.redis_benchmark, collect)
+    cell = Counted("cell", [(args.cell, [])], args.redis_server, args.redis_benchmark, collect) if args.cell else None
     try:
         shas = {"fixed": main.client.script_load((LUA_DIR / "fixed_window.lua").read_text()),
                 "slide": main.client.script_load((LUA_DIR / "sliding_log.lua").read_text()),
@@ -229,7 +230,8 @@ def write(out: Path, per_call: dict[str, int], spread: dict[str, tuple[int, int]
                                                         "targets": targets}, indent=2) + "\n")
     lines = ["# winlimit: instructions per call\n",
              f"Counted by `make bench-instr` on {info['date']} ({info['redis_server']}; module {info['module']}"
-             f"{'; redis-cell ' + info['cell'] if info.get('cell') else ''}): callgrind, the whole server, one "
+             f"{'; redis-cell ' + info['cell'] if info.get('cell') else ''}): callgrind, "
+             f"{'only inside processInputBuffer (--commands-only)' if info.get('commands_only') else 'the whole server'}, one "
              f"client, pipeline {PIPELINE}, {KEYS:,} keys, {CALLS:,} calls after as many to warm up, net of "
              f"what PING costs the same way; the median of {info['runs']} counts on fresh servers, with the "
              "lowest and highest.\n",
@@ -247,6 +249,9 @@ def main() -> int:
     ap.add_argument("--only", type=lambda s: {x.strip().upper() for x in s.split(",")}, help="contenders to count")
     ap.add_argument("--out", type=Path, default=BENCH_DIR / "results")
     ap.add_argument("--runs", type=int, default=3, help="counts on fresh servers; the median is reported")
+    ap.add_argument("--commands-only", action="store_true",
+                    help="count only inside processInputBuffer (parsing, the command, its reply), not the event "
+                         "loop, the cron or the socket writes, which grow with wall time per call on a busy machine")
     ap.add_argument("--redis-server", default=shutil.which("redis-server") or "redis-server")
     ap.add_argument("--redis-benchmark", default=shutil.which("redis-benchmark") or "redis-benchmark")
     args = ap.parse_args()
@@ -257,7 +262,8 @@ def main() -> int:
         ap.error(f"{args.module} does not exist: run `cargo build --release` first")
     version = subprocess.run([args.redis_server, "--version"], capture_output=True, text=True).stdout.strip()
     info = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "redis_server": version,
-            "module": args.module.name, "cell": str(args.cell) if args.cell else "", "runs": args.runs}
+            "module": args.module.name, "cell": str(args.cell) if args.cell else "", "runs": args.runs,
+            "commands_only": args.commands_only}
     per_call, spread = measure(args)
     targets = judge(per_call)
     # Loading the module must not tax other commands (winbench.tax): its own section and targets.
