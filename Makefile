@@ -12,7 +12,7 @@ LIBRARY_ITESTS := $(addprefix itest-functions-,$(FUNCTION_SERVERS)) $(addprefix 
 # The released module (make dist): linked against glibc 2.17, no debug info.
 RELEASE_SO := $(CURDIR)/target/x86_64-unknown-linux-gnu/dist/libwinlimit.so
 
-.PHONY: all build lua deps servers release-so test unit itest itest-all itest-clients $(addprefix itest-,$(SERVERS)) itest-valkey itest-library $(LIBRARY_ITESTS) itest-client itest-limits lua-clients itest-node itest-go bench-go node-deps dist itest-dist lint docs run bench bench-breaker bench-instr bench-node-breaker fuzz clean
+.PHONY: all build lua deps servers release-so test unit itest itest-all itest-clients $(addprefix itest-,$(SERVERS)) itest-valkey itest-library $(LIBRARY_ITESTS) itest-client itest-limits lua-clients itest-node itest-go bench-go node-deps dist itest-dist lint docs run bench bench-many-keys bench-breaker bench-instr bench-node-breaker fuzz clean
 
 all: build
 
@@ -207,6 +207,12 @@ run: deps build
 # BENCH_ARGS passes more options (--quick, --rounds N, --only A,B, ...).
 bench: deps build
 	PYTHONPATH=tests:bench $(PY) -m winbench $(if $(CELL),--cell $(CELL)) $(BENCH_ARGS)
+	$(MAKE) --no-print-directory bench-many-keys
+
+# The many-keys profile: 100,000 random keys, 64 clients, pipeline 16, requests per second of
+# the server's own CPU time: bench/results/many-keys.md. MANY_KEYS_ARGS passes options.
+bench-many-keys: deps build
+	PYTHONPATH=tests:bench $(PY) -m winbench.manykeys $(MANY_KEYS_ARGS)
 
 # The Python client's latency per decision with Redis hung (SIGSTOP) or gone, with the
 # circuit breaker open and without it: bench/results/breaker.md (~1 min).

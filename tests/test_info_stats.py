@@ -1,5 +1,5 @@
 """INFO winlimit: section winlimit with the version, section winlimit_stats with per-command
-calls/allowed/rejected/errors, cleared by CONFIG RESETSTAT."""
+calls/allowed/rejected/errors (WINLIMIT.RESETSTAT clears them: test_resetstat)."""
 
 import socket
 
@@ -86,12 +86,3 @@ def test_each_command_counts_only_its_own_calls(r):
     call(r, "fixed", "k", W, 3)
     after = {cmd: stats(r, cmd) for cmd in COMMANDS}
     assert [cmd for cmd in COMMANDS if after[cmd] != before[cmd]] == ["fixed"]
-
-
-def test_config_resetstat_clears_every_counter(r):
-    for command in COMMANDS:
-        call(r, command, "k" + command, W, 1)
-        call(r, command, "k" + command, W, 1, "COST", 2)
-    assert all(stats(r, cmd)["calls"] > 0 for cmd in COMMANDS)
-    r.config_resetstat()
-    assert all(stats(r, cmd) == dict.fromkeys(FIELDS, 0) for cmd in COMMANDS)

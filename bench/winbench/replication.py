@@ -53,6 +53,8 @@ def measure_aof(cs: list[Contender], redis_server: str, module: Path | None, cel
             else:
                 run_benchmark(rb, srv.port, argv, c.aof.keys * c.aof.warm, 1, c.aof.keys)
             r.config_resetstat()
+            # INFO winlimit's counters outlive CONFIG RESETSTAT: the run's are the difference.
+            allowed_before = winlimit_allowed(r, c.command) if c.kind == "native" else None
             before = newest_aof(srv.workdir)
             run_benchmark(rb, srv.port, argv, calls, 1, c.aof.keys)
             r.execute_command("PING")  # the AOF is written before the replies
@@ -61,7 +63,8 @@ def measure_aof(cs: list[Contender], redis_server: str, module: Path | None, cel
             names = collections.Counter(command_names(appended))
             multi = names.get("MULTI", 0)
             replicated = sum(v for k, v in names.items() if k not in ("MULTI", "EXEC", "SELECT"))
-            allowed = winlimit_allowed(r, c.command) if c.kind == "native" else None
+            allowed = winlimit_allowed(r, c.command) if allowed_before is not None else None
+            allowed = None if allowed is None else allowed - allowed_before
             rows.append({"contender": c.name, "call": " ".join(argv),
                          "calls": calls, "accepted": allowed,
                          "bytes_per_call": round(len(appended) / calls, 1),

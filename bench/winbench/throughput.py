@@ -25,8 +25,9 @@ def server_stats(r: redis.Redis, command: str) -> dict:
 
 
 def winlimit_allowed(r: redis.Redis, command: str) -> int | None:
-    """Accepted calls of `command` since CONFIG RESETSTAT, from INFO winlimit (None when the
-    server has no such counter: core commands, Lua, redis-cell)."""
+    """Accepted calls of `command` so far, from INFO winlimit (None when the server has no
+    such counter: core commands, Lua, redis-cell). CONFIG RESETSTAT leaves it: runs take the
+    difference."""
     stat = command.lower().removeprefix("winlimit.").replace(".", "_")
     try:
         v = r.info("winlimit").get(f"winlimit_{stat}_allowed")
@@ -43,6 +44,7 @@ def measure(c: Contender, r: redis.Redis, rb: str, port: int, shas: dict,
     setup_s = time.monotonic() - t_setup
     r.config_resetstat()
     before = server_stats(r, c.command)
+    allowed_before = winlimit_allowed(r, c.command) if c.kind == "native" else None
     res = run_benchmark(rb, port, c.argv(shas), requests, threads, c.keyspace)
     after = server_stats(r, c.command)
     calls = after["calls"] - before["calls"]
@@ -58,9 +60,9 @@ def measure(c: Contender, r: redis.Redis, rb: str, port: int, shas: dict,
     # share of one core the server used while the benchmark ran: near 100% means
     # the server is the bottleneck, well below means redis-benchmark is
     res["srv_cpu_busy"] = (after["cpu_s"] - before["cpu_s"]) / res["wall_s"]
-    allowed = winlimit_allowed(r, c.command) if c.kind == "native" else None
+    allowed = winlimit_allowed(r, c.command) if allowed_before is not None else None
     if allowed is not None:
-        res["accepted_frac"] = allowed / calls
+        res["accepted_frac"] = (allowed - allowed_before) / calls
     elif c.held:
         res["accepted_frac"] = c.held(r) / requests
     return res

@@ -54,14 +54,6 @@ pub struct ServerString<'a> {
 }
 
 impl<'a> ServerString<'a> {
-    /// `None` for a null pointer.
-    ///
-    /// # Safety
-    /// A non-null `ptr` is a valid module string that the server keeps unchanged for `'a`.
-    pub unsafe fn from_raw(ptr: *mut raw::RedisModuleString) -> Option<Self> {
-        NonNull::new(ptr).map(|ptr| ServerString { ptr, _owner: PhantomData })
-    }
-
     /// The pointer, for a module API call that reads the string while `'a` lasts.
     pub fn as_ptr(self) -> *mut raw::RedisModuleString {
         self.ptr.as_ptr()

@@ -1,10 +1,10 @@
-//! The `winlimit` INFO section, and `CONFIG RESETSTAT` clearing it.
+//! The `winlimit` INFO section (`WINLIMIT.RESETSTAT` clears its counters).
 
 use std::os::raw::c_int;
 
 use redis_module::raw;
 
-use crate::redis::api::{api, ServerString};
+use crate::redis::api::api;
 use crate::redis::commands::TABLE;
 use crate::redis::panics::catch;
 use crate::redis::stats;
@@ -44,34 +44,5 @@ unsafe fn write_sections(ctx: *mut raw::RedisModuleInfoCtx) {
             // SAFETY: as above.
             unsafe { api!(RedisModule_InfoAddFieldULongLong(ctx, name.as_ptr(), value)) };
         }
-    }
-}
-
-/// A command filter that sees `CONFIG RESETSTAT` go by and clears the module's counters
-/// with the server's (Redis has no module event for it). It runs on every command, so it
-/// looks at the argument count before any text.
-///
-/// # Safety
-/// Called by the server, with the live context of the command being filtered.
-pub unsafe extern "C" fn reset_on_resetstat(filter: *mut raw::RedisModuleCommandFilterCtx) {
-    // SAFETY: a live filter context (the caller's promise), used only until we return.
-    catch(c"the CONFIG RESETSTAT filter", || (), || unsafe { clear_on_resetstat(filter) });
-}
-
-/// # Safety
-/// `filter` is the live context of the command filter running now.
-unsafe fn clear_on_resetstat(filter: *mut raw::RedisModuleCommandFilterCtx) {
-    // SAFETY: a live filter context (the caller's promise).
-    if unsafe { api!(RedisModule_CommandFilterArgsCount(filter)) } != 2 {
-        return;
-    }
-    // SAFETY: a live filter context and an index below its count; the filter's words live,
-    // unchanged, while it runs, longer than these locals.
-    let word = |i| unsafe { ServerString::from_raw(api!(RedisModule_CommandFilterArgGet(filter, i))) };
-    if !word(0).is_some_and(|first| first.bytes().eq_ignore_ascii_case(b"config")) {
-        return;
-    }
-    if word(1).is_some_and(|second| second.bytes().eq_ignore_ascii_case(b"resetstat")) {
-        stats::reset();
     }
 }

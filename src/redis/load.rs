@@ -8,7 +8,7 @@ use redis_module::raw;
 use crate::redis::api::{api, log, Ctx, ServerString};
 use crate::redis::commands::{CommandSpec, TABLE};
 use crate::redis::handler::ENTRIES;
-use crate::redis::{config, info, metadata, replicate};
+use crate::redis::{config, info, metadata, replicate, resetstat};
 
 /// The module's name, as `MODULE LIST` shows it.
 pub const NAME: &std::ffi::CStr = c"winlimit";
@@ -55,12 +55,10 @@ pub fn load(ctx: Ctx<'_>, argv: &[ServerString<'_>]) -> Result<(), String> {
     }
     log_missing_features(ctx, has_command_handles);
 
-    // SAFETY: the load's live context and callbacks with the signatures the API expects.
-    unsafe {
-        api!(RedisModule_RegisterInfoFunc(ctx.as_ptr(), Some(info::info)));
-        let no_self = raw::REDISMODULE_CMDFILTER_NOSELF as c_int;
-        api!(RedisModule_RegisterCommandFilter(ctx.as_ptr(), Some(info::reset_on_resetstat), no_self));
-    }
+    resetstat::register(ctx)?;
+    // SAFETY: the load's live context and a callback with the signature the API expects.
+    // No command filter: the server would run it on every command of every client.
+    unsafe { api!(RedisModule_RegisterInfoFunc(ctx.as_ptr(), Some(info::info))) };
     Ok(())
 }
 

@@ -16,6 +16,7 @@ pub mod metadata;
 pub mod panics;
 pub mod replicate;
 pub mod reply;
+pub mod resetstat;
 #[cfg(test)]
 mod spec_table;
 pub mod stats;

@@ -1,4 +1,4 @@
-//! Per-command counters for `INFO winlimit`, cleared by `CONFIG RESETSTAT`.
+//! Per-command counters for `INFO winlimit`, cleared by `WINLIMIT.RESETSTAT`.
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 

@@ -158,6 +158,8 @@ TABLE = (SLIDE, FIXED, SLIDE_RO, FIXED_RO, GCRA, GCRA_RO, CL_THROTTLE)
 DEFAULT = tuple(c for c in TABLE if not c.cell_compat)
 WRITERS = tuple(c for c in DEFAULT if c.writes)
 READERS = tuple(c for c in DEFAULT if not c.writes)
+# The module's keyless administration commands (no rate limit, no row): test_resetstat.
+ADMIN = ("winlimit.resetstat",)
 
 
 def by_name(name):
