@@ -4,8 +4,8 @@ package io.winlimit;
 public final class Json {
     private Json() {}
 
-    /** {@code value} as a JSON string (what JSON.stringify and Python's json.dumps write for
-     * ASCII; other characters as \\uXXXX, as json.dumps does). */
+    /** {@code value} as a JSON string, as JSON.stringify writes it: {@code "} and {@code \\}
+     * escaped, control characters as their short escapes or \\u00XX, anything else as it is. */
     public static String quote(String value) {
         StringBuilder out = new StringBuilder(value.length() + 2).append('"');
         for (int i = 0; i < value.length(); i++) {
@@ -19,7 +19,7 @@ public final class Json {
                 case '\b' -> out.append("\\b");
                 case '\f' -> out.append("\\f");
                 default -> {
-                    if (c < 0x20 || c > 0x7e) {
+                    if (c < 0x20) {
                         out.append(String.format("\\u%04x", (int) c));
                     } else {
                         out.append(c);
