@@ -5,6 +5,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 import io.winlimit.BackendChoice;
+import io.winlimit.http.IpKeys;
+import io.winlimit.http.MiddlewareDefaults;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
@@ -30,13 +32,13 @@ public class WinlimitProperties {
     private boolean enabled = true;
 
     /** Put before every key the policies check, so the limiter's keys are told apart from the application's. */
-    private String prefix = "rl:";
+    private String prefix = MiddlewareDefaults.PREFIX;
 
     /** How long a request waits for Redis before the check counts as failed (fail closed, or open). */
-    private Duration timeout = Duration.ofSeconds(1);
+    private Duration timeout = MiddlewareDefaults.TIMEOUT;
 
     /** The bits of an IPv6 client address that make its default key (64: one host usually owns a whole /64; 128: the whole address). */
-    private int ipv6Subnet = 64;
+    private int ipv6Subnet = IpKeys.DEFAULT_IPV6_SUBNET;
 
     /** Which edition of winlimit answers: auto (the module where the server has it, else Functions, else the scripts), module, functions or scripts. */
     private BackendChoice backend = BackendChoice.AUTO;

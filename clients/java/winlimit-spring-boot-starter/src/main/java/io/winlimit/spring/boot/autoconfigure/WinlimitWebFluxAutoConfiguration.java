@@ -23,7 +23,7 @@ import io.winlimit.spring.boot.WinlimitMeters;
 import io.winlimit.spring.boot.web.KeyExpressions;
 import io.winlimit.spring.boot.web.RateLimitedHandlers;
 import io.winlimit.spring.boot.web.RequestGuard;
-import io.winlimit.spring.boot.web.ShadowLog;
+import io.winlimit.http.ShadowLog;
 import io.winlimit.spring.boot.web.reactive.RateLimitExceededHandler;
 import io.winlimit.spring.boot.web.reactive.RateLimitWebFilter;
 import io.winlimit.spring.boot.web.reactive.ReactiveRejectionHandler;

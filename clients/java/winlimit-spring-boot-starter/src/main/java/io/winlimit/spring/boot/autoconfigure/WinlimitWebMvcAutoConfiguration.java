@@ -22,7 +22,7 @@ import io.winlimit.spring.boot.WinlimitMeters;
 import io.winlimit.spring.boot.web.KeyExpressions;
 import io.winlimit.spring.boot.web.RateLimitedHandlers;
 import io.winlimit.spring.boot.web.RequestGuard;
-import io.winlimit.spring.boot.web.ShadowLog;
+import io.winlimit.http.ShadowLog;
 import io.winlimit.spring.boot.web.servlet.RateLimitExceededResolver;
 import io.winlimit.spring.boot.web.servlet.RateLimitInterceptor;
 import io.winlimit.spring.boot.web.servlet.ServletRejectionHandler;

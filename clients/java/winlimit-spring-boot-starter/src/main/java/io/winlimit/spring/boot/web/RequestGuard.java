@@ -1,7 +1,6 @@
 package io.winlimit.spring.boot.web;
 
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -14,6 +13,8 @@ import org.apache.commons.logging.LogFactory;
 
 import io.winlimit.AsyncLimiter;
 import io.winlimit.Decision;
+import io.winlimit.Json;
+import io.winlimit.http.ShadowLog;
 import io.winlimit.RedisTimeoutException;
 import io.winlimit.WinlimitException;
 import io.winlimit.spring.boot.RatePolicy;
@@ -105,15 +106,15 @@ public final class RequestGuard {
     private Verdict judged(RatePolicy policy, String key, Decision decision, long nanos) {
         boolean shadowed = policy.shadow() && !decision.allowed();
         meters.decided(policy.name(), decision, shadowed, nanos);
-        Map<String, String> headers = new LinkedHashMap<>(decision.headers(policy.style()));
+        Map<String, String> headers = decision.headers(policy.style());
         if (decision.allowed()) {
             return new Verdict(200, headers, decision, policy, key);
         }
         if (!shadowed) {
             return new Verdict(429, headers, decision, policy, key);
         }
-        headers.remove("Retry-After");
-        String warning = shadowLog.warning(key, decision, decision.headers().get("RateLimit"));
+        headers = ShadowLog.shadowFields(headers);
+        String warning = shadowLog.record(key, decision);
         if (warning != null) {
             LOG.warn(warning);
         }
@@ -124,7 +125,7 @@ public final class RequestGuard {
         // Connection refused, no answer in time, OOM, a server without the module: the limiter
         // cannot decide. Logged without a stack trace: an outage would print one per request.
         meters.failed(policy.name());
-        LOG.error("winlimit: rate limit check for " + ShadowLog.quoted(key) + " failed, failing "
+        LOG.error("winlimit: rate limit check for " + Json.quote(key) + " failed, failing "
                 + (policy.failOpen() ? "open" : "closed") + ": " + errorName(error) + ": " + message(error));
         return new Verdict(policy.failOpen() ? 200 : 503, Map.of(), null, policy, key);
     }

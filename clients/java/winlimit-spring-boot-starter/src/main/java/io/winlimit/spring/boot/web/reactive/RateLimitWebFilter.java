@@ -17,7 +17,7 @@ import org.springframework.web.server.WebFilterChain;
 import io.winlimit.HeaderStyle;
 import io.winlimit.spring.boot.RatePolicy;
 import io.winlimit.spring.boot.annotation.RateLimit;
-import io.winlimit.spring.boot.web.ClientAddress;
+import io.winlimit.http.IpKeys;
 import io.winlimit.spring.boot.web.KeyExpressions;
 import io.winlimit.spring.boot.web.RateLimitedHandlers;
 import io.winlimit.spring.boot.web.RequestGuard;
@@ -43,7 +43,7 @@ public final class RateLimitWebFilter implements WebFilter, Ordered {
         this.guard = guard;
         this.handlers = handlers;
         this.rejection = rejection;
-        this.ipv6Subnet = ClientAddress.checkSubnet(ipv6Subnet);
+        this.ipv6Subnet = IpKeys.checkSubnet(ipv6Subnet);
     }
 
     @Override
@@ -101,7 +101,7 @@ public final class RateLimitWebFilter implements WebFilter, Ordered {
                 return null;
             }
             String address = remote.getAddress() != null ? remote.getAddress().getHostAddress() : remote.getHostString();
-            return ClientAddress.key(address, ipv6Subnet);
+            return IpKeys.ipKey(address, ipv6Subnet);
         }
         Map<String, String> path = exchange.getAttributeOrDefault(HandlerMapping.URI_TEMPLATE_VARIABLES_ATTRIBUTE,
                 Collections.<String, String>emptyMap());

@@ -16,7 +16,7 @@ import org.springframework.web.servlet.HandlerMapping;
 import io.winlimit.HeaderStyle;
 import io.winlimit.spring.boot.RatePolicy;
 import io.winlimit.spring.boot.annotation.RateLimit;
-import io.winlimit.spring.boot.web.ClientAddress;
+import io.winlimit.http.IpKeys;
 import io.winlimit.spring.boot.web.KeyExpressions;
 import io.winlimit.spring.boot.web.RateLimitedHandlers;
 import io.winlimit.spring.boot.web.RequestGuard;
@@ -44,7 +44,7 @@ public final class RateLimitInterceptor implements HandlerInterceptor {
         this.guard = guard;
         this.handlers = handlers;
         this.rejection = rejection;
-        this.ipv6Subnet = ClientAddress.checkSubnet(ipv6Subnet);
+        this.ipv6Subnet = IpKeys.checkSubnet(ipv6Subnet);
     }
 
     @Override
@@ -78,7 +78,7 @@ public final class RateLimitInterceptor implements HandlerInterceptor {
     private String key(HttpServletRequest request, HandlerMethod method, String expression) {
         if (expression == null) {
             String address = request.getRemoteAddr();
-            return address == null ? null : ClientAddress.key(address, ipv6Subnet);
+            return address == null ? null : IpKeys.ipKey(address, ipv6Subnet);
         }
         @SuppressWarnings("unchecked")
         Map<String, String> path = (Map<String, String>) request.getAttribute(HandlerMapping.URI_TEMPLATE_VARIABLES_ATTRIBUTE);
