@@ -19,6 +19,7 @@ import io.winlimit.spring.boot.autoconfigure.PolicyProperties;
 import io.winlimit.spring.boot.web.RequestGuard;
 import io.winlimit.spring.boot.web.Verdict;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * A {@code RateLimiter} for Spring Cloud Gateway's {@code RequestRateLimiter} filter, with its
@@ -67,7 +68,9 @@ public class WinlimitRateLimiter extends AbstractRateLimiter<WinlimitRateLimiter
     public Mono<Response> isAllowed(String routeId, String id) {
         return Mono.defer(() -> {
             RatePolicy policy = policy(routeId);
-            return Mono.fromFuture(() -> guard.decide(policy, routeId + ":" + id)).flatMap(this::response);
+            // Called on a thread that may wait for a connection; answered on Reactor's, not Redis's.
+            return Mono.fromFuture(() -> guard.decide(policy, routeId + ":" + id))
+                    .subscribeOn(Schedulers.boundedElastic()).publishOn(Schedulers.parallel()).flatMap(this::response);
         });
     }
 

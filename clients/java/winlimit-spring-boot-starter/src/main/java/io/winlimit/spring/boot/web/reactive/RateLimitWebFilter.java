@@ -23,6 +23,7 @@ import io.winlimit.spring.boot.web.RateLimitedHandlers;
 import io.winlimit.spring.boot.web.RequestGuard;
 import io.winlimit.spring.boot.web.Verdict;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * Limits the requests of @RateLimit handler methods on WebFlux, as the servlet interceptor does,
@@ -73,7 +74,8 @@ public final class RateLimitWebFilter implements WebFilter, Ordered {
         if (key == null) {
             return chain.filter(exchange);
         }
-        return Mono.fromFuture(() -> guard.decide(policy, key)).flatMap(verdict -> answer(exchange, chain, verdict));
+        return offTheIoThreads(Mono.fromFuture(() -> guard.decide(policy, key)))
+                .flatMap(verdict -> answer(exchange, chain, verdict));
     }
 
     private Mono<Void> answer(ServerWebExchange exchange, WebFilterChain chain, Verdict verdict) {
@@ -84,8 +86,15 @@ public final class RateLimitWebFilter implements WebFilter, Ordered {
         if (verdict.rejected()) {
             return rejection.reject(exchange, verdict.decision());
         }
-        exchange.getResponse().beforeCommit(() -> Mono.fromFuture(() -> guard.settle(verdict, status(exchange))));
+        exchange.getResponse().beforeCommit(() -> offTheIoThreads(Mono.fromFuture(() -> guard.settle(verdict, status(exchange)))));
         return chain.filter(exchange);
+    }
+
+    /** The limiter's call is made on a thread that may wait (Spring Data's connection factory
+     * can block for a connection, which on Redis's own I/O thread would never end), and what
+     * follows runs on Reactor's parallel threads, not on the Redis client's. */
+    static <T> Mono<T> offTheIoThreads(Mono<T> call) {
+        return call.subscribeOn(Schedulers.boundedElastic()).publishOn(Schedulers.parallel());
     }
 
     private static Integer status(ServerWebExchange exchange) {
