@@ -32,7 +32,7 @@ import java.util.function.LongSupplier;
  * bounded: a key is dropped once nothing in it counts any more, and at most {@code maxKeys}
  * keys are kept, the least recently used dropped first. Thread-safe.
  */
-public final class MemoryLimiter {
+public final class MemoryLimiter implements io.winlimit.Fallback {
     /** How many keys are kept by default. */
     public static final int DEFAULT_MAX_KEYS = 100_000;
 
@@ -118,6 +118,7 @@ public final class MemoryLimiter {
 
     /** Answers a call built by {@link Commands}, as the limiter would; a wait is not slept here
      * (the memory limiter answers at once), so a waiting call gets its first decision. */
+    @Override
     public Decision decide(Call call) {
         Decision cached = cache == null ? null : cache.answer(call);
         if (cached != null) {
