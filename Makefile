@@ -12,7 +12,7 @@ LIBRARY_ITESTS := $(addprefix itest-functions-,$(FUNCTION_SERVERS)) $(addprefix 
 # The released module (make dist): linked against glibc 2.17, no debug info.
 RELEASE_SO := $(CURDIR)/target/x86_64-unknown-linux-gnu/dist/libwinlimit.so
 
-.PHONY: all build lua deps servers release-so test unit itest itest-all itest-clients $(addprefix itest-,$(SERVERS)) itest-valkey itest-library $(LIBRARY_ITESTS) itest-client lua-clients itest-node node-deps dist itest-dist lint docs run bench bench-instr fuzz clean
+.PHONY: all build lua deps servers release-so test unit itest itest-all itest-clients $(addprefix itest-,$(SERVERS)) itest-valkey itest-library $(LIBRARY_ITESTS) itest-client lua-clients itest-node node-deps itest-java java-deps dist itest-dist lint docs run bench bench-instr fuzz clean
 
 all: build
 
@@ -153,6 +153,27 @@ node-deps:
 	@cd clients/node && want=$$(sha256sum package-lock.json | cut -d' ' -f1) && \
 		if [ "$$(cat node_modules/.lock.sha256 2>/dev/null)" != "$$want" ]; then \
 			echo "npm ci (clients/node)" && npm ci --no-audit --no-fund --loglevel=error && echo "$$want" > node_modules/.lock.sha256; \
+		fi
+
+# The Java client (clients/java, Maven): the shared cases of clients/spec and every method over
+# Lettuce, Jedis and Spring Data Redis, on servers the tests start from .cache/: Redis 7.0 with
+# the module and without it (Functions), Redis 6.2 and 6.0 (the scripts), a 3-primary cluster.
+# Offline (-o) once java-deps has resolved the pinned versions into ~/.m2.
+JAVA_STAMP := clients/java/target/.deps.sha256
+itest-java: export WINLIMIT_MODULE ?= $(RELEASE_SO)
+itest-java: java-deps | release-so
+	scripts/fetch-servers.sh redis-7.0 redis-6.2 redis-6.0
+	cd clients/java && mvn -B -q -o verify
+
+# Java 17 and Maven; every pinned dependency and plugin resolved into ~/.m2 (one spec test run
+# also resolves Surefire's JUnit provider), again only when a pom changed.
+java-deps:
+	@command -v mvn >/dev/null 2>&1 || { echo "make: the Java client needs Maven (apt-get install maven) and Java 17" >&2; exit 1; }
+	@want=$$(cat clients/java/pom.xml clients/java/*/pom.xml | sha256sum | cut -d' ' -f1) && \
+		if [ "$$(cat $(JAVA_STAMP) 2>/dev/null)" != "$$want" ]; then \
+			echo "mvn dependency:go-offline (clients/java)" && \
+			(cd clients/java && mvn -B -q dependency:go-offline && mvn -B -q verify -Dtest=SpecConstantsTest -Dsurefire.failIfNoSpecifiedTests=false) && \
+			mkdir -p $$(dirname $(JAVA_STAMP)) && echo "$$want" > $(JAVA_STAMP); \
 		fi
 
 # docs/algorithms.png, drawn from real calls.

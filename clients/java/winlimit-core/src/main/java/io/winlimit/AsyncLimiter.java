@@ -1,5 +1,8 @@
 package io.winlimit;
 
+import io.winlimit.breaker.Breakers;
+import io.winlimit.breaker.CircuitBreaker;
+import io.winlimit.breaker.Failures;
 import io.winlimit.library.Backends;
 import io.winlimit.protocol.Call;
 import io.winlimit.protocol.Commands;
@@ -31,6 +34,9 @@ public final class AsyncLimiter {
     private final Backends backends;
     private final RejectionCache cache;
     private final LimiterListener listener;
+    private final Breakers breakers;
+    private final Fallback fallback;
+    private static final System.Logger LOG = System.getLogger("winlimit");
 
     public AsyncLimiter(RedisExecutor executor, LimiterConfig config) {
         this(executor, config, LimiterListener.NONE);
@@ -45,6 +51,8 @@ public final class AsyncLimiter {
         this.listener = listener;
         this.defaults = new Commands.Defaults(config.name(), config.blockMs());
         this.cache = config.cacheRejections() ? new RejectionCache(config.cacheSize()) : null;
+        this.fallback = config.fallback().orElse(null);
+        this.breakers = new Breakers(config.breaker(), config.breakerClock(), this::breakerChanged);
         this.backends = new Backends(config.backend(), new Backends.Sender() {
             @Override
             public CompletableFuture<Object> send(RedisCommand command) {
@@ -53,7 +61,7 @@ public final class AsyncLimiter {
 
             @Override
             public String nodeOf(byte[] key) {
-                return executor.nodeOf(key);
+                return AsyncLimiter.this.nodeOf(key);
             }
         });
     }
@@ -161,13 +169,24 @@ public final class AsyncLimiter {
             listener.decided(policy, cached, 0);
             return CompletableFuture.completedFuture(cached);
         }
+        CircuitBreaker breaker = breakers.of(nodeOf(call.key().getBytes(StandardCharsets.UTF_8)));
+        CircuitBreaker.Action action = breaker.admit();
+        if (action == CircuitBreaker.Action.REFUSE) {
+            return refused(call, policy, breaker);
+        }
         long started = System.nanoTime();
         return backends.answer(call).handle((answer, error) -> {
             if (error != null) {
                 Throwable cause = Backends.cause(error);
+                boolean counted = Failures.counts(cause);
+                breaker.done(action, counted);
                 listener.failed(policy, cause);
+                if (counted && fallback != null) {
+                    return fromFallback(call, policy);
+                }
                 throw new java.util.concurrent.CompletionException(cause);
             }
+            breaker.done(action, false);
             Decision decision = Replies.decision(answer.reply(), call.policies(), answer.backend());
             if (cache != null) {
                 cache.remember(call, decision);
@@ -175,6 +194,54 @@ public final class AsyncLimiter {
             listener.decided(policy, decision, System.nanoTime() - started);
             return decision;
         });
+    }
+
+    /** A call while the breaker is open: the fallback's decision, or at once BreakerOpenException. */
+    private CompletableFuture<Decision> refused(Call call, String policy, CircuitBreaker breaker) {
+        if (fallback != null) {
+            try {
+                return CompletableFuture.completedFuture(fromFallback(call, policy));
+            } catch (RuntimeException e) {
+                return CompletableFuture.failedFuture(e);
+            }
+        }
+        BreakerOpenException open = new BreakerOpenException(config.name(), breaker.node(), (long) Math.ceil(breaker.openForMs()));
+        return CompletableFuture.failedFuture(open);
+    }
+
+    private Decision fromFallback(Call call, String policy) {
+        long started = System.nanoTime();
+        Decision decision = fallback.decide(call);
+        listener.decided(policy, decision, System.nanoTime() - started);
+        return decision;
+    }
+
+    private void breakerChanged(CircuitBreaker breaker, CircuitBreaker.Transition t) {
+        String where = breaker.node().isEmpty() ? "" : " for node " + breaker.node();
+        if (t.to() == CircuitBreaker.State.OPEN && t.cause().equals("failures")) {
+            LOG.log(System.Logger.Level.WARNING, "winlimit: Redis failed " + config.breaker().failures() + " times in a row"
+                    + where + "; the circuit breaker of limiter \"" + config.name() + "\" is open: "
+                    + (fallback != null ? "the fallback decides" : "calls fail at once") + " until a probe succeeds");
+        } else if (t.to() == CircuitBreaker.State.CLOSED) {
+            LOG.log(System.Logger.Level.INFO, "winlimit: Redis answers again" + where + "; the circuit breaker of limiter \""
+                    + config.name() + "\" is closed");
+        }
+        listener.breakerChanged(breaker, t);
+    }
+
+    /** The node serving {@code key}; "" when the executor cannot tell now (a single server,
+     * or a failing connection: then the call itself fails). */
+    private String nodeOf(byte[] key) {
+        try {
+            return executor.nodeOf(key);
+        } catch (RuntimeException e) {
+            return "";
+        }
+    }
+
+    /** The state of the breaker furthest from closed, over every node. */
+    public CircuitBreaker.State breakerState() {
+        return breakers.worst();
     }
 
     /** One command through the executor, within the timeout. */

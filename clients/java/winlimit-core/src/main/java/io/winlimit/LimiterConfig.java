@@ -16,7 +16,9 @@ import java.util.OptionalLong;
  *       by another process is still refused until the entry ends;</li>
  *   <li>{@code block}: the BLOCK of every recording call that gives none of its own;</li>
  *   <li>{@code timeout}: how long a sync call waits for Redis (1 s); then it fails with
- *       {@link RedisTimeoutException} and the command, if still queued, is cancelled.</li>
+ *       {@link RedisTimeoutException} and the command, if still queued, is cancelled;</li>
+ *   <li>{@code breaker}: the circuit breaker per server (per cluster node), on by default;</li>
+ *   <li>{@code fallback}: what decides while Redis fails or the breaker is open.</li>
  * </ul>
  */
 public final class LimiterConfig {
@@ -31,6 +33,9 @@ public final class LimiterConfig {
     private int cacheSize = DEFAULT_CACHE_SIZE;
     private Long blockMs;
     private Duration timeout = DEFAULT_TIMEOUT;
+    private io.winlimit.breaker.BreakerOptions breaker = io.winlimit.breaker.BreakerOptions.defaults();
+    private Fallback fallback;
+    private java.util.function.DoubleSupplier breakerClock = () -> System.nanoTime() / 1e6;
 
     private LimiterConfig() {}
 
@@ -41,6 +46,9 @@ public final class LimiterConfig {
         cacheSize = from.cacheSize;
         blockMs = from.blockMs;
         timeout = from.timeout;
+        breaker = from.breaker;
+        fallback = from.fallback;
+        breakerClock = from.breakerClock;
     }
 
     public static LimiterConfig defaults() {
@@ -97,6 +105,43 @@ public final class LimiterConfig {
         return out;
     }
 
+    /** The circuit breaker's options (on by default; {@code BreakerOptions.disabled()} turns it off). */
+    public LimiterConfig breaker(io.winlimit.breaker.BreakerOptions breaker) {
+        if (breaker == null) {
+            throw new IllegalArgumentException("breaker must not be null (BreakerOptions.disabled() turns it off)");
+        }
+        LimiterConfig out = new LimiterConfig(this);
+        out.breaker = breaker;
+        return out;
+    }
+
+    /** What decides while Redis fails or the breaker is open, e.g. a MemoryLimiter; without one
+     * such a call fails (at once, unsent, while the breaker is open). */
+    public LimiterConfig fallback(Fallback fallback) {
+        LimiterConfig out = new LimiterConfig(this);
+        out.fallback = fallback;
+        return out;
+    }
+
+    /** The breaker's clock in ms (this process's monotonic clock); tests pass their own. */
+    public LimiterConfig breakerClock(java.util.function.DoubleSupplier clock) {
+        LimiterConfig out = new LimiterConfig(this);
+        out.breakerClock = clock;
+        return out;
+    }
+
+    public java.util.function.DoubleSupplier breakerClock() {
+        return breakerClock;
+    }
+
+    public io.winlimit.breaker.BreakerOptions breaker() {
+        return breaker;
+    }
+
+    public Optional<Fallback> fallback() {
+        return Optional.ofNullable(fallback);
+    }
+
     public String name() {
         return name;
     }
@@ -121,7 +166,4 @@ public final class LimiterConfig {
         return timeout;
     }
 
-    Optional<Duration> timeoutIfAny() {
-        return Optional.of(timeout);
-    }
 }

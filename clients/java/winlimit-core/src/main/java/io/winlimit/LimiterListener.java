@@ -11,6 +11,9 @@ public interface LimiterListener {
     /** A call failed with {@code error}: Redis unavailable, or a server error. */
     default void failed(String policy, Throwable error) {}
 
+    /** The circuit breaker of a server (cluster node) changed state. */
+    default void breakerChanged(io.winlimit.breaker.CircuitBreaker breaker, io.winlimit.breaker.CircuitBreaker.Transition transition) {}
+
     /** Listens to nothing. */
     LimiterListener NONE = new LimiterListener() {};
 }
