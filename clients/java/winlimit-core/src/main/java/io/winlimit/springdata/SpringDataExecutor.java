@@ -94,13 +94,25 @@ public final class SpringDataExecutor implements RedisExecutor {
         if (client instanceof RedisAsyncCommands<?, ?> single) {
             return new LettuceExecutor(single.getStatefulConnection());
         }
-        if (client instanceof JedisCluster cluster) {
-            return new JedisExecutor(cluster);
-        }
-        if (client instanceof Jedis jedis) {
-            return new JedisExecutor(jedis);
+        RedisExecutor jedis = JedisNatives.executor(client);
+        if (jedis != null) {
+            return jedis;
         }
         throw new IllegalStateException("winlimit cannot send through " + client.getClass().getName());
+    }
+
+    /** Jedis's types, in a class of their own: an application with Lettuce only has no Jedis
+     * on its classpath, and verifying nativeExecutor must not need them. */
+    private static final class JedisNatives {
+        static RedisExecutor executor(Object client) {
+            if (client instanceof JedisCluster cluster) {
+                return new JedisExecutor(cluster);
+            }
+            if (client instanceof Jedis jedis) {
+                return new JedisExecutor(jedis);
+            }
+            return null;
+        }
     }
 
     @Override
