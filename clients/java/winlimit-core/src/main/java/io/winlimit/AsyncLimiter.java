@@ -147,18 +147,21 @@ public final class AsyncLimiter {
         if (call.waitMs() < 0) {
             return once(call);
         }
-        long start = System.nanoTime();
-        return waiting(call, start, start + call.waitMs() * 1_000_000L);
+        return waiting(call, System.nanoTime() + call.waitMs() * 1_000_000L, 0);
     }
 
-    private CompletableFuture<Decision> waiting(Call call, long start, long deadline) {
+    /** Asks again while rejected, sleeping each retryAfter, until accepted or until the next
+     * sleep would end past the deadline; {@code sleptNanos}: the sleeps so far. */
+    private CompletableFuture<Decision> waiting(Call call, long deadline, long sleptNanos) {
         return once(call).thenCompose(decision -> {
-            long now = System.nanoTime();
             // -1: the request can never fit, so waiting would not help.
-            if (decision.allowed() || decision.retryAfterMs() <= 0 || now + decision.retryAfterMs() * 1_000_000L > deadline) {
-                return CompletableFuture.completedFuture(decision.withWaited(Math.round((now - start) / 1e6)));
+            if (decision.allowed() || decision.retryAfterMs() <= 0
+                    || System.nanoTime() + decision.retryAfterMs() * 1_000_000L > deadline) {
+                return CompletableFuture.completedFuture(decision.withWaited(Math.round(sleptNanos / 1e6)));
             }
-            return Timeouts.sleep(decision.retryAfterMs()).thenCompose(v -> waiting(call, start, deadline));
+            long start = System.nanoTime();
+            return Timeouts.sleep(decision.retryAfterMs())
+                    .thenCompose(v -> waiting(call, deadline, sleptNanos + System.nanoTime() - start));
         });
     }
 
