@@ -177,7 +177,7 @@ java-deps:
 	@command -v mvn >/dev/null 2>&1 || { echo "make: the Java client needs Maven (apt-get install maven) and Java 17" >&2; exit 1; }
 	@want=$$(cat clients/java/pom.xml clients/java/*/pom.xml | sha256sum | cut -d' ' -f1) && \
 		if [ "$$(cat $(JAVA_STAMP) 2>/dev/null)" != "$$want" ]; then \
-			echo "mvn dependency:go-offline (clients/java)" && \
+			echo "mvn install -DskipTests (clients/java: resolving the pinned versions)" && \
 			(cd clients/java && mvn -B -q install -DskipTests && mvn -B -q verify -Dtest=SpecConstantsTest -Dsurefire.failIfNoSpecifiedTests=false) && \
 			mkdir -p $$(dirname $(JAVA_STAMP)) && echo "$$want" > $(JAVA_STAMP); \
 		fi
