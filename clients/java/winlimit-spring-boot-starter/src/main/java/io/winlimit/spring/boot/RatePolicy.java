@@ -36,6 +36,7 @@ public final class RatePolicy {
     private final boolean failOpen;
     private final Count count;
     private final boolean shadow;
+    private final Duration timeout;
 
     private RatePolicy(String name, PolicyProperties p) {
         this.name = name;
@@ -52,6 +53,7 @@ public final class RatePolicy {
         this.failOpen = p.isFailOpen();
         this.count = p.getCount();
         this.shadow = p.isShadow();
+        this.timeout = p.getTimeout();
         check(p);
     }
 
@@ -159,6 +161,9 @@ public final class RatePolicy {
         if (block != null && block.toMillis() < 1) {
             throw bad(name, "block", "must be at least 1 ms, not " + block);
         }
+        if (timeout != null && timeout.toMillis() < 1) {
+            throw bad(name, "timeout", "must be at least 1 ms, not " + timeout);
+        }
         if (count == null) {
             throw bad(name, "count", "must be all, failures or successes");
         }
@@ -205,6 +210,11 @@ public final class RatePolicy {
 
     public boolean shadow() {
         return shadow;
+    }
+
+    /** How long a request waits for Redis under this policy; null: winlimit.timeout. */
+    public Duration timeout() {
+        return timeout;
     }
 
     public Algorithm algorithm() {

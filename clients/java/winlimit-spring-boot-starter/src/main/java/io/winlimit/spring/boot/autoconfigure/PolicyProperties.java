@@ -46,6 +46,9 @@ public class PolicyProperties {
     /** Whether to check and count but let every request through (a rejection is logged once per key per quiet period and counted as shadow_rejected). */
     private boolean shadow;
 
+    /** How long a request waits for Redis under this policy (default winlimit.timeout). */
+    private Duration timeout;
+
     /** The policy's name in RateLimit-Policy and RateLimit (default "winlimit", or one per window). */
     private String name;
 
@@ -143,6 +146,14 @@ public class PolicyProperties {
 
     public void setShadow(boolean shadow) {
         this.shadow = shadow;
+    }
+
+    public Duration getTimeout() {
+        return timeout;
+    }
+
+    public void setTimeout(Duration timeout) {
+        this.timeout = timeout;
     }
 
     public String getName() {

@@ -51,7 +51,8 @@ public final class RequestGuard {
         String full = prefix + key;
         long started = System.nanoTime();
         CompletableFuture<Decision> call = policy.check(limiter, full).toCompletableFuture();
-        return call.orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS).handle((decision, error) -> {
+        Duration within = timeout(policy);
+        return call.orTimeout(within.toMillis(), TimeUnit.MILLISECONDS).handle((decision, error) -> {
             if (error == null) {
                 return judged(policy, full, decision, System.nanoTime() - started);
             }
@@ -60,7 +61,7 @@ public final class RequestGuard {
                 throw new CompletionException(cause);
             }
             call.cancel(false);
-            return failed(policy, full, cause);
+            return failed(policy, full, cause, within);
         });
     }
 
@@ -92,7 +93,7 @@ public final class RequestGuard {
             return CompletableFuture.completedFuture(null);
         }
         return verdict.policy().refund(limiter, verdict.key()).toCompletableFuture()
-                .orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
+                .orTimeout(timeout(verdict.policy()).toMillis(), TimeUnit.MILLISECONDS)
                 .handle((refunded, error) -> {
                     if (error != null) {
                         Throwable cause = unwrapped(error);
@@ -121,18 +122,22 @@ public final class RequestGuard {
         return new Verdict(200, headers, decision, policy, key);
     }
 
-    private Verdict failed(RatePolicy policy, String key, Throwable error) {
+    private Duration timeout(RatePolicy policy) {
+        return policy.timeout() != null ? policy.timeout() : timeout;
+    }
+
+    private Verdict failed(RatePolicy policy, String key, Throwable error, Duration within) {
         // Connection refused, no answer in time, OOM, a server without the module: the limiter
         // cannot decide. Logged without a stack trace: an outage would print one per request.
         meters.failed(policy.name());
         LOG.error("winlimit: rate limit check for " + Json.quote(key) + " failed, failing "
-                + (policy.failOpen() ? "open" : "closed") + ": " + errorName(error) + ": " + message(error));
+                + (policy.failOpen() ? "open" : "closed") + ": " + errorName(error) + ": " + message(error, within));
         return new Verdict(policy.failOpen() ? 200 : 503, Map.of(), null, policy, key);
     }
 
-    private String message(Throwable error) {
+    private static String message(Throwable error, Duration within) {
         if (error instanceof TimeoutException || error instanceof RedisTimeoutException) {
-            return new CheckTimedOutException(timeout).getMessage();
+            return new CheckTimedOutException(within).getMessage();
         }
         return String.valueOf(error.getMessage());
     }

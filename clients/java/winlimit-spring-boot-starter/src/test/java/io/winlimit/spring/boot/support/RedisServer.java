@@ -65,6 +65,11 @@ public final class RedisServer implements AutoCloseable {
         }
     }
 
+    /** Flushes everything, as a fresh server would hold. */
+    public void flush() {
+        command("FLUSHALL");
+    }
+
     public int port() {
         return port;
     }
