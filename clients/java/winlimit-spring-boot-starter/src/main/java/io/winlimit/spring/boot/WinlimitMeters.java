@@ -15,6 +15,10 @@ public interface WinlimitMeters {
     /** A check of {@code policy} that got no decision: Redis failed or gave no answer in time. */
     void failed(String policy);
 
+    /** The limiter's circuit breaker for {@code node} moved {@code to} a state (closed,
+     * half_open, open) for {@code cause}; {@code state} is 0 closed, 1 half-open, 2 open. */
+    default void breakerChanged(String limiter, String node, int state, String to, String cause) {}
+
     /** Counts nothing. */
     WinlimitMeters NONE = new WinlimitMeters() {
         @Override

@@ -201,7 +201,7 @@ abstract class AbstractWebTest {
 
     @Test
     @Order(Integer.MAX_VALUE)
-    void withTheServerStoppedAPolicyFailsClosedWith503OrOpenWithoutFields() {
+    void withTheServerStoppedAPolicyFailsClosedWith503OrOpenWithoutFieldsAndTheBreakerOpens() {
         assertEquals(200, http.get("/closed").statusCode());
         double errors = decisions("closed", "error");
         redis.close();
@@ -214,6 +214,12 @@ abstract class AbstractWebTest {
         assertEquals("app", open.body());
         assertEquals(Map.of(), fields(open));
         assertEquals(errors + 1, decisions("closed", "error"));
+        // The third failure in a row opens the limiter's breaker: seen in its meters.
+        assertEquals(503, http.get("/closed").statusCode());
+        JsonNode opened = metric("winlimit.breaker.transitions", "to:open&tag=cause:failures");
+        assertEquals(1.0, opened.path("measurements").get(0).path("value").asDouble());
+        assertEquals(2.0, metric("winlimit.breaker.state", "limiter:winlimit").path("measurements").get(0).path("value").asDouble());
+        assertEquals(503, http.get("/closed").statusCode(), "while the breaker is open, a request fails at once");
     }
 
     double decisions(String policy, String outcome) {

@@ -3,6 +3,7 @@ package io.winlimit.spring.boot.autoconfigure;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -16,7 +17,12 @@ import io.winlimit.Limiter;
 import io.winlimit.LimiterConfig;
 import io.winlimit.spring.boot.RateLimits;
 import io.winlimit.spring.boot.RatePolicy;
-import io.winlimit.springdata.WinlimitSpringData;
+import io.winlimit.LimiterListener;
+import io.winlimit.breaker.BreakerOptions;
+import io.winlimit.breaker.CircuitBreaker;
+import io.winlimit.memory.MemoryLimiter;
+import io.winlimit.spring.boot.WinlimitMeters;
+import io.winlimit.springdata.SpringDataExecutor;
 
 /**
  * The limiter, over the application's own {@link RedisConnectionFactory} (Lettuce or Jedis,
@@ -38,10 +44,27 @@ public class WinlimitAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnBean(RedisConnectionFactory.class)
-    public AsyncLimiter winlimitAsyncLimiter(RedisConnectionFactory factory, WinlimitProperties properties) {
+    public AsyncLimiter winlimitAsyncLimiter(RedisConnectionFactory factory, WinlimitProperties properties,
+                                             ObjectProvider<WinlimitMeters> meters) {
         LimiterConfig config = LimiterConfig.defaults().timeout(properties.getTimeout())
                 .backend(properties.getBackend()).cacheRejections(properties.isCacheRejections());
-        return WinlimitSpringData.asyncLimiter(factory, config);
+        if (!properties.isBreaker()) {
+            config = config.breaker(BreakerOptions.disabled());
+        }
+        switch (properties.getFallback()) {
+            case "none" -> { }
+            case "memory" -> config = config.fallback(new MemoryLimiter());
+            default -> throw new IllegalArgumentException("winlimit.fallback must be none or memory, not " + properties.getFallback());
+        }
+        String name = config.name();
+        LimiterListener listener = new LimiterListener() {
+            @Override
+            public void breakerChanged(CircuitBreaker breaker, CircuitBreaker.Transition t) {
+                meters.getIfAvailable(() -> WinlimitMeters.NONE).breakerChanged(name, t.node(), breaker.state().ordinal(),
+                        t.to().label(), t.cause());
+            }
+        };
+        return new AsyncLimiter(new SpringDataExecutor(factory), config, listener);
     }
 
     /** The same limiter, blocking, for calls from code. */

@@ -46,6 +46,12 @@ public class WinlimitProperties {
     /** Whether to answer a command line that was just rejected from memory until its retry time ends (wrong only for a key another process resets meanwhile). */
     private boolean cacheRejections;
 
+    /** Whether the limiter keeps a circuit breaker per server: after consecutive failures nothing is sent for a while, and requests fail at once (or the fallback decides). */
+    private boolean breaker = true;
+
+    /** What decides while Redis fails or the breaker is open: none (fail closed or open, per policy) or memory (an in-process limiter with the module's decisions, counted per process). */
+    private String fallback = "none";
+
     /** The policies, by name: @RateLimit("name") and the programmatic calls name them. */
     private Map<String, PolicyProperties> policies = new LinkedHashMap<>();
 
@@ -95,6 +101,22 @@ public class WinlimitProperties {
 
     public void setCacheRejections(boolean cacheRejections) {
         this.cacheRejections = cacheRejections;
+    }
+
+    public boolean isBreaker() {
+        return breaker;
+    }
+
+    public void setBreaker(boolean breaker) {
+        this.breaker = breaker;
+    }
+
+    public String getFallback() {
+        return fallback;
+    }
+
+    public void setFallback(String fallback) {
+        this.fallback = fallback;
     }
 
     public Map<String, PolicyProperties> getPolicies() {

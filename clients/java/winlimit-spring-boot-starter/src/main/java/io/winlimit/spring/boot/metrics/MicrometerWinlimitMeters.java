@@ -22,6 +22,9 @@ import io.winlimit.spring.boot.WinlimitMeters;
  *       and {@code outcome}: allowed, rejected, shadow_rejected, cached, fallback or error;</li>
  *   <li>{@code winlimit.call} (timer; {@code winlimit_call_seconds}) by {@code backend}
  *       ("redis"): the time of each call to Redis;</li>
+ *   <li>{@code winlimit.breaker.state} (gauge) by {@code limiter}: 0 closed, 1 half-open, 2 open;
+ *       {@code winlimit.breaker.transitions} (counter) by {@code limiter}, {@code to} and
+ *       {@code cause} (failures, open_elapsed, probe_failed, probe_succeeded);</li>
  *   <li>{@code winlimit.lowest.remaining} (gauge; {@code winlimit_lowest_remaining}) by
  *       {@code policy}: the lowest remaining seen since the gauge was last read.</li>
  * </ul>
@@ -33,6 +36,7 @@ public final class MicrometerWinlimitMeters implements WinlimitMeters {
     private final MeterRegistry registry;
     private final Timer callTime;
     private final Map<String, AtomicLong> lowest = new ConcurrentHashMap<>();
+    private final Map<String, Map<String, Integer>> breakerStates = new ConcurrentHashMap<>();
 
     public MicrometerWinlimitMeters(MeterRegistry registry) {
         this.registry = registry;
@@ -47,6 +51,22 @@ public final class MicrometerWinlimitMeters implements WinlimitMeters {
             callTime.record(nanos, TimeUnit.NANOSECONDS);
         }
         lowest.computeIfAbsent(policy, this::gauge).accumulateAndGet(decision.remaining(), Math::min);
+    }
+
+    @Override
+    public void breakerChanged(String limiter, String node, int state, String to, String cause) {
+        Counter.builder("winlimit.breaker.transitions").description("The circuit breaker's changes of state")
+                .tag("limiter", limiter).tag("to", to).tag("cause", cause).register(registry).increment();
+        breakerStates.computeIfAbsent(limiter, this::breakerGauge).put(node, state);
+    }
+
+    /** Of a cluster's several breakers, the one furthest from closed. */
+    private Map<String, Integer> breakerGauge(String limiter) {
+        Map<String, Integer> nodes = new ConcurrentHashMap<>();
+        Gauge.builder("winlimit.breaker.state", nodes, n -> n.values().stream().mapToInt(Integer::intValue).max().orElse(0))
+                .description("The circuit breaker: 0 closed, 1 half-open, 2 open").tag("limiter", limiter)
+                .strongReference(true).register(registry);
+        return nodes;
     }
 
     @Override

@@ -52,7 +52,11 @@ public final class RequestGuard {
         long started = System.nanoTime();
         CompletableFuture<Decision> call = policy.check(limiter, full).toCompletableFuture();
         Duration within = timeout(policy);
-        return call.orTimeout(within.toMillis(), TimeUnit.MILLISECONDS).handle((decision, error) -> {
+        // winlimit.timeout is the limiter's own: it cancels the command and counts the failure
+        // in its breaker. Only a policy's shorter timeout needs a timer here.
+        CompletableFuture<Decision> timed = policy.timeout() == null ? call.copy()
+                : call.copy().orTimeout(within.toMillis(), TimeUnit.MILLISECONDS);
+        return timed.handle((decision, error) -> {
             if (error == null) {
                 return judged(policy, full, decision, System.nanoTime() - started);
             }
