@@ -69,14 +69,16 @@ class StartupCheckTest {
 
     @Test
     void aBadPolicyPropertyStopsTheStartNamingIt() {
-        assertRefused(Bare.class, "winlimit.policies.api.windows[0].limit must be from 0 to 10^12, not -1",
-                "winlimit.policies.api.windows[0].limit=-1");
+        // (A new policy each: these are default properties, below application.yml's.)
+        assertRefused(Bare.class, "winlimit.policies.negative.windows[0].limit must be from 0 to 10^12, not -1",
+                "winlimit.policies.negative.windows[0].window=1m", "winlimit.policies.negative.windows[0].limit=-1");
         assertRefused(Bare.class, "winlimit.policies.twice.windows fixed takes at most 1 window, not 2",
                 "winlimit.policies.twice.algorithm=fixed", "winlimit.policies.twice.windows[0].window=1m",
                 "winlimit.policies.twice.windows[0].limit=1", "winlimit.policies.twice.windows[1].window=1h",
                 "winlimit.policies.twice.windows[1].limit=10");
-        assertRefused(Bare.class, "winlimit.policies.api.headers headers must be one of",
-                "winlimit.policies.api.headers=draft-12");
+        assertRefused(Bare.class, "winlimit.policies.styled.headers headers must be one of",
+                "winlimit.policies.styled.windows[0].window=1m", "winlimit.policies.styled.windows[0].limit=1",
+                "winlimit.policies.styled.headers=draft-12");
     }
 
     private static void assertRefused(Class<?> controller, String reason, String... properties) {
