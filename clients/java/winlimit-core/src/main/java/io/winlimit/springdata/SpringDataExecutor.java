@@ -25,6 +25,9 @@ import redis.clients.jedis.JedisCluster;
 public final class SpringDataExecutor implements RedisExecutor {
     private final RedisConnectionFactory factory;
     private final boolean lettuce;
+    // Whether the factory's connections are cluster connections, once seen: a single server is
+    // one node, named without borrowing a connection.
+    private volatile Boolean cluster;
 
     public SpringDataExecutor(RedisConnectionFactory factory) {
         if (factory == null) {
@@ -64,6 +67,9 @@ public final class SpringDataExecutor implements RedisExecutor {
 
     @Override
     public String nodeOf(byte[] key) {
+        if (Boolean.FALSE.equals(cluster)) {
+            return "";
+        }
         return withExecutor(executor -> CompletableFuture.completedFuture((Object) executor.nodeOf(key))).join().toString();
     }
 
@@ -76,6 +82,7 @@ public final class SpringDataExecutor implements RedisExecutor {
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(new RedisUnavailableException(String.valueOf(e.getMessage()), e));
         }
+        cluster = connection instanceof org.springframework.data.redis.connection.RedisClusterConnection;
         CompletableFuture<Object> out;
         try {
             out = use.apply(nativeExecutor(connection.getNativeConnection()));

@@ -105,6 +105,32 @@ class ClusterTest {
         }
     }
 
+    @org.junit.jupiter.api.Test
+    void aPausedNodeFallsBackAloneWhileTheOthersDecideInRedis() throws Exception {
+        List<String> keys = keysOnEveryNode(withModule, "breaker:" + System.nanoTime());
+        Subject s = adapters.cluster("lettuce", withModule.port(), LimiterConfig.defaults()
+                .timeout(Duration.ofMillis(500)).fallback(new io.winlimit.memory.MemoryLimiter()));
+        for (String key : keys) {
+            assertEquals(Backend.MODULE, s.fixed(key, Duration.ofMinutes(1), 100).backend());
+        }
+        RedisServer paused = ownerOf(withModule, keys.get(0));
+        paused.pause();
+        try {
+            for (int i = 0; i < 3; i++) {
+                assertEquals(Backend.MEMORY, s.fixed(keys.get(0), Duration.ofMinutes(1), 100).backend());
+            }
+            // Open for that node only: its keys are decided here without waiting; the others in Redis.
+            assertEquals(Backend.MEMORY, s.fixed(keys.get(0), Duration.ofMinutes(1), 100).backend());
+            for (String key : keys.subList(1, keys.size())) {
+                Decision d = s.fixed(key, Duration.ofMinutes(1), 100);
+                assertEquals(Backend.MODULE, d.backend());
+                assertEquals(98, d.remaining());
+            }
+        } finally {
+            paused.resume();
+        }
+    }
+
     private static RedisServer ownerOf(RedisCluster cluster, String key) throws Exception {
         long port = nodeOf(cluster, (Long) cluster.nodes.get(0).call("CLUSTER", "KEYSLOT", key));
         return cluster.nodes.stream().filter(n -> n.port() == port).findFirst().orElseThrow();

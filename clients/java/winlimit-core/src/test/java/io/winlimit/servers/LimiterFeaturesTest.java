@@ -107,6 +107,26 @@ class LimiterFeaturesTest {
     }
 
     @Test
+    void aMonoSendsNothingUntilSubscribedAndOnEachSubscription() throws Exception {
+        io.winlimit.ReactiveLimiter limiter = WinlimitLettuce.reactiveLimiter(adapters.lettuce(server.port()));
+        String key = key();
+        reactor.core.publisher.Mono<Decision> call = limiter.fixed(key, W, 5);
+        assertEquals(0L, server.call("EXISTS", key));
+        assertEquals(4, call.block().remaining());
+        assertEquals(3, call.block().remaining());
+    }
+
+    @Test
+    void theBackendIsDetectedOncePerServer() throws Exception {
+        long before = callsOf("command|info");
+        Limiter limiter = limiter(LimiterConfig.defaults());
+        for (int i = 0; i < 5; i++) {
+            limiter.slide(key(), W, 5);
+        }
+        assertEquals(before + 1, callsOf("command|info"));
+    }
+
+    @Test
     void badConfigIsRefusedWhenMade() {
         assertThrows(IllegalArgumentException.class, () -> LimiterConfig.defaults().timeout(Duration.ZERO));
         assertThrows(IllegalArgumentException.class, () -> LimiterConfig.defaults().cacheSize(0));
