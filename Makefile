@@ -12,7 +12,7 @@ LIBRARY_ITESTS := $(addprefix itest-functions-,$(FUNCTION_SERVERS)) $(addprefix 
 # The released module (make dist): linked against glibc 2.17, no debug info.
 RELEASE_SO := $(CURDIR)/target/x86_64-unknown-linux-gnu/dist/libwinlimit.so
 
-.PHONY: all build lua deps servers release-so test unit itest itest-all itest-clients $(addprefix itest-,$(SERVERS)) itest-valkey itest-library $(LIBRARY_ITESTS) itest-client itest-limits lua-clients itest-node itest-go bench-go node-deps dist itest-dist lint docs run bench bench-many-keys bench-breaker bench-instr bench-node-breaker fuzz clean
+.PHONY: all build lua deps servers release-so test unit itest itest-all itest-clients $(addprefix itest-,$(SERVERS)) itest-valkey itest-library $(LIBRARY_ITESTS) itest-client itest-limits lua-clients itest-node itest-go bench-go node-deps itest-java java-deps dist itest-dist lint docs run bench bench-many-keys bench-breaker bench-instr bench-node-breaker fuzz clean
 
 all: build
 
@@ -35,7 +35,7 @@ test: deps servers unit dist itest-all itest-dist itest-clients
 
 # The clients' suites side by side (each mostly waits on its servers, HTTP round trips and,
 # for limits' own tests, their sleeps).
-CLIENT_ITESTS := itest-client itest-node itest-limits itest-go
+CLIENT_ITESTS := itest-client itest-node itest-limits itest-go itest-java
 itest-clients:
 	$(MAKE) --no-print-directory -j$(words $(CLIENT_ITESTS)) --output-sync=target $(CLIENT_ITESTS)
 
@@ -195,6 +195,33 @@ bench-node-breaker: node-deps | release-so
 	scripts/fetch-servers.sh $(NODE_SERVER)
 	cd clients/node && npm run --silent build && WINLIMIT_MODULE=$${WINLIMIT_MODULE:-$(RELEASE_SO)} \
 		WINLIMIT_SERVER_BIN=$(CURDIR)/.cache/$(NODE_SERVER)/bin/server node bench/breaker.mjs
+
+# The Java client (clients/java, Maven): the shared cases of clients/spec and every method over
+# Lettuce, Jedis and Spring Data Redis, on servers the tests start from .cache/: Redis 7.0 with
+# the module and without it (Functions), Redis 6.2 and 6.0 (the scripts), a 3-primary cluster;
+# the Spring Boot starter in real MVC (Tomcat) and WebFlux (Netty) apps, on Boot 3.5 and again
+# on Boot 4.0 (winlimit-spring-boot4-tests), a real Spring Cloud Gateway; then the jars
+# installed into ~/.m2 and clients/java/consumer built from there alone and run once.
+# Offline (-o) once java-deps has resolved the pinned versions into ~/.m2.
+JAVA_STAMP := clients/java/target/.deps.sha256
+itest-java: export WINLIMIT_MODULE ?= $(RELEASE_SO)
+itest-java: java-deps | release-so
+	scripts/fetch-servers.sh redis-7.0 redis-6.2 redis-6.0
+	cd clients/java && mvn -B -q -o install
+	CONSUMER_INSTALLED=1 clients/java/consumer/check.sh
+
+# Java 17 and Maven; every pinned dependency and plugin resolved into ~/.m2 by building the
+# modules once (go-offline would also fetch every optional dependency of Micrometer and Spring,
+# and cannot resolve the modules' own artifacts on a fresh machine; one spec test run also
+# resolves each module's Surefire JUnit provider), again only when a pom changed.
+java-deps:
+	@command -v mvn >/dev/null 2>&1 || { echo "make: the Java client needs Maven (apt-get install maven) and Java 17" >&2; exit 1; }
+	@want=$$(cat clients/java/pom.xml clients/java/*/pom.xml | sha256sum | cut -d' ' -f1) && \
+		if [ "$$(cat $(JAVA_STAMP) 2>/dev/null)" != "$$want" ]; then \
+			echo "mvn install -DskipTests (clients/java: resolving the pinned versions)" && \
+			(cd clients/java && mvn -B -q install -DskipTests && mvn -B -q verify -Dtest=SpecConstantsTest -Dsurefire.failIfNoSpecifiedTests=false) && \
+			mkdir -p $$(dirname $(JAVA_STAMP)) && echo "$$want" > $(JAVA_STAMP); \
+		fi
 
 # docs/algorithms.png, drawn from real calls.
 docs: deps build

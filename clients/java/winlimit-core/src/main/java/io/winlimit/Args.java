@@ -1,0 +1,25 @@
+package io.winlimit;
+
+import java.time.Duration;
+
+/** Checks of the arguments a user passes, before anything is sent. */
+public final class Args {
+    private Args() {}
+
+    /** A Duration as whole milliseconds; IllegalArgumentException for null or a fraction of one. */
+    public static long millis(String what, Duration duration) {
+        if (duration == null) {
+            throw new IllegalArgumentException(what + " must be a Duration, not null");
+        }
+        long ms;
+        try {
+            ms = duration.toMillis();
+        } catch (ArithmeticException e) {
+            throw new IllegalArgumentException(what + " " + duration + " is too long", e);
+        }
+        if (!Duration.ofMillis(ms).equals(duration)) {
+            throw new IllegalArgumentException(what + " must be a whole number of milliseconds, not " + duration);
+        }
+        return ms;
+    }
+}

@@ -1,0 +1,273 @@
+package io.winlimit;
+
+import io.winlimit.breaker.Breakers;
+import io.winlimit.breaker.CircuitBreaker;
+import io.winlimit.breaker.Failures;
+import io.winlimit.library.Backends;
+import io.winlimit.protocol.Call;
+import io.winlimit.protocol.Commands;
+import io.winlimit.protocol.Replies;
+import io.winlimit.spi.RedisCommand;
+import io.winlimit.spi.RedisExecutor;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * The limiter, asynchronous: one method per winlimit command, each completing with a
+ * {@link Decision}. {@link Limiter} (blocking) and {@link ReactiveLimiter} ({@code Mono}) are
+ * views of it. Thread-safe; make one per application and Redis client.
+ *
+ * <p>Bad arguments throw IllegalArgumentException at once, before anything is sent. A failed
+ * Redis call completes exceptionally with a {@link WinlimitException}:
+ * {@link RedisUnavailableException} (no connection, or no answer within the timeout: the
+ * command is cancelled and never sent later), {@link RedisServerException} with the server's
+ * text, {@link ModuleNotLoadedException}, {@link MissingPermissionException}.
+ */
+public final class AsyncLimiter {
+    private final RedisExecutor executor;
+    private final LimiterConfig config;
+    private final Commands.Defaults defaults;
+    private final Backends backends;
+    private final RejectionCache cache;
+    private final LimiterListener listener;
+    private final Breakers breakers;
+    private final Fallback fallback;
+    private static final System.Logger LOG = System.getLogger("winlimit");
+
+    public AsyncLimiter(RedisExecutor executor, LimiterConfig config) {
+        this(executor, config, LimiterListener.NONE);
+    }
+
+    public AsyncLimiter(RedisExecutor executor, LimiterConfig config, LimiterListener listener) {
+        if (executor == null || config == null || listener == null) {
+            throw new IllegalArgumentException("the executor, config and listener must not be null");
+        }
+        this.executor = executor;
+        this.config = config;
+        this.listener = listener;
+        this.defaults = new Commands.Defaults(config.name(), config.blockMs());
+        this.cache = config.cacheRejections() ? new RejectionCache(config.cacheSize()) : null;
+        this.fallback = config.fallback().orElse(null);
+        this.breakers = new Breakers(config.breaker(), config.breakerClock(), this::breakerChanged);
+        this.backends = new Backends(config.backend(), new Backends.Sender() {
+            @Override
+            public CompletableFuture<Object> send(RedisCommand command) {
+                return AsyncLimiter.this.send(command);
+            }
+
+            @Override
+            public String nodeOf(byte[] key) {
+                return AsyncLimiter.this.nodeOf(key);
+            }
+        });
+    }
+
+    /** The blocking view of this limiter. */
+    public Limiter sync() {
+        return new Limiter(this);
+    }
+
+    /** The Reactor view; IllegalStateException over a blocking client (Jedis). */
+    public ReactiveLimiter reactive() {
+        if (!executor.nonBlocking()) {
+            throw new IllegalStateException(executor.describe() + " blocks the calling thread, so it has no reactive view: "
+                    + "use Lettuce or a ReactiveRedisConnectionFactory for WebFlux and Spring Cloud Gateway");
+        }
+        return new ReactiveLimiter(this);
+    }
+
+    public LimiterConfig config() {
+        return config;
+    }
+
+    /** The executor this limiter sends through. */
+    public RedisExecutor executor() {
+        return executor;
+    }
+
+    /** A sliding window: at most {@code limit} units per {@code window}. */
+    public CompletionStage<Decision> slide(String key, Duration window, long limit) {
+        return slide(key, List.of(Window.of(window, limit)), SlideOptions.defaults());
+    }
+
+    public CompletionStage<Decision> slide(String key, Duration window, long limit, SlideOptions options) {
+        return slide(key, List.of(Window.of(window, limit)), options);
+    }
+
+    /** Several windows at once: accepted iff every window has room, then recorded once. */
+    public CompletionStage<Decision> slide(String key, List<Window> windows) {
+        return slide(key, windows, SlideOptions.defaults());
+    }
+
+    public CompletionStage<Decision> slide(String key, List<Window> windows, SlideOptions options) {
+        return decide(Commands.slide(defaults, key, windows, options));
+    }
+
+    /** A fixed-window counter: at most {@code limit} units per {@code window}. */
+    public CompletionStage<Decision> fixed(String key, Duration window, long limit) {
+        return fixed(key, window, limit, FixedOptions.defaults());
+    }
+
+    public CompletionStage<Decision> fixed(String key, Duration window, long limit, FixedOptions options) {
+        return decide(Commands.fixed(defaults, key, Args.millis("window", window), limit, options));
+    }
+
+    /** A token bucket (GCRA): {@code limit} units per {@code period}, bursts up to BURST. */
+    public CompletionStage<Decision> gcra(String key, Duration period, long limit) {
+        return gcra(key, period, limit, GcraOptions.defaults());
+    }
+
+    public CompletionStage<Decision> gcra(String key, Duration period, long limit, GcraOptions options) {
+        return decide(Commands.gcra(defaults, key, Args.millis("period", period), limit, options));
+    }
+
+    /** Deletes the key, whatever its method, and forgets every cached rejection for it; true if a
+     * key was removed. */
+    public CompletionStage<Boolean> reset(String key) {
+        if (key == null) {
+            throw new IllegalArgumentException("the key must be a string, not null");
+        }
+        byte[] bytes = key.getBytes(StandardCharsets.UTF_8);
+        RedisCommand del = new RedisCommand(List.of("DEL".getBytes(StandardCharsets.UTF_8), bytes), bytes, 1);
+        return send(del).thenApply(removed -> {
+            if (cache != null) {
+                cache.forget(key);
+            }
+            return removed instanceof Long n && n > 0;
+        });
+    }
+
+    /** Answers a call built by {@link Commands}: from the rejection cache, else from Redis; with
+     * a wait, again while rejected until accepted or out of time. */
+    public CompletionStage<Decision> decide(Call call) {
+        if (call.waitMs() < 0) {
+            return once(call);
+        }
+        return waiting(call, System.nanoTime() + call.waitMs() * 1_000_000L, 0);
+    }
+
+    /** Asks again while rejected, sleeping each retryAfter, until accepted or until the next
+     * sleep would end past the deadline; {@code sleptNanos}: the sleeps so far. */
+    private CompletableFuture<Decision> waiting(Call call, long deadline, long sleptNanos) {
+        return once(call).thenCompose(decision -> {
+            // -1: the request can never fit, so waiting would not help.
+            if (decision.allowed() || decision.retryAfterMs() <= 0
+                    || System.nanoTime() + decision.retryAfterMs() * 1_000_000L > deadline) {
+                return CompletableFuture.completedFuture(decision.withWaited(Math.round(sleptNanos / 1e6)));
+            }
+            long start = System.nanoTime();
+            return Timeouts.sleep(decision.retryAfterMs())
+                    .thenCompose(v -> waiting(call, deadline, sleptNanos + System.nanoTime() - start));
+        });
+    }
+
+    private CompletableFuture<Decision> once(Call call) {
+        String policy = call.policies().get(0).name();
+        Decision cached = cache == null ? null : cache.answer(call);
+        if (cached != null) {
+            listener.decided(policy, cached, 0);
+            return CompletableFuture.completedFuture(cached);
+        }
+        CircuitBreaker breaker = breakers.of(nodeOf(call.key().getBytes(StandardCharsets.UTF_8)));
+        CircuitBreaker.Action action = breaker.admit();
+        if (action == CircuitBreaker.Action.REFUSE) {
+            return refused(call, policy, breaker);
+        }
+        long started = System.nanoTime();
+        return backends.answer(call).handle((answer, error) -> {
+            if (error != null) {
+                Throwable cause = Backends.cause(error);
+                boolean counted = Failures.counts(cause);
+                breaker.done(action, counted);
+                listener.failed(policy, cause);
+                if (counted && fallback != null) {
+                    return fromFallback(call, policy);
+                }
+                throw new java.util.concurrent.CompletionException(cause);
+            }
+            breaker.done(action, false);
+            Decision decision = Replies.decision(answer.reply(), call.policies(), answer.backend());
+            if (cache != null) {
+                cache.remember(call, decision);
+            }
+            listener.decided(policy, decision, System.nanoTime() - started);
+            return decision;
+        });
+    }
+
+    /** A call while the breaker is open: the fallback's decision, or at once BreakerOpenException. */
+    private CompletableFuture<Decision> refused(Call call, String policy, CircuitBreaker breaker) {
+        if (fallback != null) {
+            try {
+                return CompletableFuture.completedFuture(fromFallback(call, policy));
+            } catch (RuntimeException e) {
+                return CompletableFuture.failedFuture(e);
+            }
+        }
+        BreakerOpenException open = new BreakerOpenException(config.name(), breaker.node(), (long) Math.ceil(breaker.openForMs()));
+        return CompletableFuture.failedFuture(open);
+    }
+
+    private Decision fromFallback(Call call, String policy) {
+        long started = System.nanoTime();
+        Decision decision = fallback.decide(call);
+        listener.decided(policy, decision, System.nanoTime() - started);
+        return decision;
+    }
+
+    private void breakerChanged(CircuitBreaker breaker, CircuitBreaker.Transition t) {
+        String where = breaker.node().isEmpty() ? "" : " for node " + breaker.node();
+        if (t.to() == CircuitBreaker.State.OPEN && t.cause().equals("failures")) {
+            LOG.log(System.Logger.Level.WARNING, "winlimit: Redis failed " + config.breaker().failures() + " times in a row"
+                    + where + "; the circuit breaker of limiter \"" + config.name() + "\" is open: "
+                    + (fallback != null ? "the fallback decides" : "calls fail at once") + " until a probe succeeds");
+        } else if (t.to() == CircuitBreaker.State.CLOSED) {
+            LOG.log(System.Logger.Level.INFO, "winlimit: Redis answers again" + where + "; the circuit breaker of limiter \""
+                    + config.name() + "\" is closed");
+        }
+        listener.breakerChanged(breaker, t);
+    }
+
+    /** The node serving {@code key}; "" when the executor cannot tell now (a single server,
+     * or a failing connection: then the call itself fails). */
+    private String nodeOf(byte[] key) {
+        try {
+            return executor.nodeOf(key);
+        } catch (RuntimeException e) {
+            return "";
+        }
+    }
+
+    /** The state of the breaker furthest from closed, over every node. */
+    public CircuitBreaker.State breakerState() {
+        return breakers.worst();
+    }
+
+    /** One command through the executor, within the timeout. */
+    CompletableFuture<Object> send(RedisCommand command) {
+        CompletableFuture<Object> sent;
+        try {
+            sent = executor.send(command);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(unavailable(e));
+        }
+        return Timeouts.within(sent, config.timeout().toMillis()).exceptionallyCompose(e -> {
+            Throwable cause = Backends.cause(e);
+            return CompletableFuture.failedFuture(cause instanceof WinlimitException ? cause : unavailable(cause));
+        });
+    }
+
+    private static WinlimitException unavailable(Throwable error) {
+        if (error instanceof WinlimitException w) {
+            return w;
+        }
+        if (error instanceof CancellationException) {
+            return new RedisUnavailableException("the Redis client cancelled the command", error);
+        }
+        return new RedisUnavailableException(String.valueOf(error.getMessage()), error);
+    }
+}

@@ -1,0 +1,29 @@
+package io.winlimit;
+
+/** Which edition of winlimit answered a decision. */
+public enum Backend {
+    /** The module's WINLIMIT commands. */
+    MODULE("module"),
+    /** The Functions library, by FCALL (Redis 7 and later, Valkey). */
+    FUNCTIONS("functions"),
+    /** The same library as a script, by EVALSHA (Redis 6). */
+    SCRIPTS("scripts"),
+    /** The in-process {@link io.winlimit.memory.MemoryLimiter}. */
+    MEMORY("memory");
+
+    private final String label;
+
+    Backend(String label) {
+        this.label = label;
+    }
+
+    /** The name the other winlimit clients use: "module", "functions", "scripts", "memory". */
+    public String label() {
+        return label;
+    }
+
+    @Override
+    public String toString() {
+        return label;
+    }
+}

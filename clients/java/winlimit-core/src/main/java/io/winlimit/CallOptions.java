@@ -1,0 +1,101 @@
+package io.winlimit;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * The options every limiter method takes. Immutable: each {@code with} method returns a copy.
+ * Values are checked where they are read, when the call is built, before anything is sent.
+ *
+ * @param <T> the options class itself
+ */
+public abstract class CallOptions<T extends CallOptions<T>> {
+    Long cost;
+    Long refund;
+    Long blockMs;
+    boolean peek;
+    String name;
+    Long waitMs;
+
+    CallOptions() {}
+
+    CallOptions(CallOptions<T> from) {
+        cost = from.cost;
+        refund = from.refund;
+        blockMs = from.blockMs;
+        peek = from.peek;
+        name = from.name;
+        waitMs = from.waitMs;
+    }
+
+    abstract T copy();
+
+    /** Units this request takes (COST); default 1. */
+    public T cost(long units) {
+        T out = copy();
+        out.cost = units;
+        return out;
+    }
+
+    /** Give back up to this many units, the newest first, instead of taking any (REFUND); the
+     * decision is the peek that follows. */
+    public T refund(long units) {
+        T out = copy();
+        out.refund = units;
+        return out;
+    }
+
+    /** Once rejected, the key is refused for this long (BLOCK). */
+    public T block(Duration block) {
+        T out = copy();
+        out.blockMs = Args.millis("block", block);
+        return out;
+    }
+
+    /** Ask the {@code _RO} variant, which records nothing. */
+    public T peek(boolean peek) {
+        T out = copy();
+        out.peek = peek;
+        return out;
+    }
+
+    /** The policy name for this call in the header fields. */
+    public T name(String name) {
+        T out = copy();
+        out.name = name;
+        return out;
+    }
+
+    /** When rejected, sleep the decision's retryAfter and call again, until accepted or until
+     * the next sleep would end more than {@code wait} after the call began; not with peek. */
+    public T waitUpTo(Duration wait) {
+        T out = copy();
+        out.waitMs = Args.millis("wait", wait);
+        return out;
+    }
+
+    public OptionalLong cost() {
+        return cost == null ? OptionalLong.empty() : OptionalLong.of(cost);
+    }
+
+    public OptionalLong refund() {
+        return refund == null ? OptionalLong.empty() : OptionalLong.of(refund);
+    }
+
+    public OptionalLong blockMs() {
+        return blockMs == null ? OptionalLong.empty() : OptionalLong.of(blockMs);
+    }
+
+    public boolean peek() {
+        return peek;
+    }
+
+    public Optional<String> name() {
+        return Optional.ofNullable(name);
+    }
+
+    public OptionalLong waitMs() {
+        return waitMs == null ? OptionalLong.empty() : OptionalLong.of(waitMs);
+    }
+}

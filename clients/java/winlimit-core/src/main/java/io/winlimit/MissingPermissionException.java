@@ -1,0 +1,11 @@
+package io.winlimit;
+
+/** The ACL user may not run a command the chosen backend needs; the message is the server's
+ * text and names the rule to add. */
+public class MissingPermissionException extends RedisServerException {
+    private static final long serialVersionUID = 1L;
+
+    public MissingPermissionException(String message, Throwable cause) {
+        super(message, cause);
+    }
+}

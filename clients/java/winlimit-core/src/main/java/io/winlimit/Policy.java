@@ -1,0 +1,21 @@
+package io.winlimit;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * One quota policy as {@code RateLimit-Policy} announces it: {@code quota} units per window.
+ *
+ * <p>For the windows, a (window, limit) pair of the call. For GCRA, the bucket: {@code quota}
+ * is its capacity ({@code BURST}) and the window the time it takes to refill from empty.
+ */
+public record Policy(String name, long quota, long windowMs) {
+    public Policy {
+        Objects.requireNonNull(name, "name");
+    }
+
+    /** The window as a Duration. */
+    public Duration window() {
+        return Duration.ofMillis(windowMs);
+    }
+}

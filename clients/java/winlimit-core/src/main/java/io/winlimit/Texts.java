@@ -1,0 +1,11 @@
+package io.winlimit;
+
+/** Small text helpers for error messages. */
+final class Texts {
+    private Texts() {}
+
+    /** `value` in double quotes, or "null". */
+    static String quoted(Object value) {
+        return value == null ? "null" : "\"" + value + "\"";
+    }
+}

@@ -1,0 +1,17 @@
+package io.winlimit;
+
+import java.time.Duration;
+
+/** One (window, limit) pair of a sliding-window call: {@code limit} units per {@code window}. */
+public record Window(long windowMs, long limit) {
+
+    /** {@code limit} units per {@code window}, a whole number of milliseconds. */
+    public static Window of(Duration window, long limit) {
+        return new Window(Args.millis("window", window), limit);
+    }
+
+    /** {@code limit} units per {@code windowMs} milliseconds. */
+    public static Window ofMillis(long windowMs, long limit) {
+        return new Window(windowMs, limit);
+    }
+}

@@ -1,0 +1,162 @@
+package io.winlimit.breaker;
+
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.DoubleSupplier;
+
+/**
+ * One server's circuit breaker (per cluster node): after {@code failures} consecutive failures
+ * it opens and no call is sent for the open period; then one probe goes to Redis, and its
+ * answer closes the breaker or opens it again for twice as long, up to maxOpen. The rules,
+ * shared by every client, are in clients/spec/breaker.json.
+ *
+ * <p>Pure state on a clock: the limiter asks {@link #admit} before sending and reports the
+ * outcome with {@link #done}. Both are atomic, so exactly one probe goes out whatever the
+ * concurrency.
+ */
+public final class CircuitBreaker {
+    /** The breaker's states; {@link #value()} is winlimit_breaker_state's. */
+    public enum State {
+        CLOSED("closed", 0), HALF_OPEN("half_open", 1), OPEN("open", 2);
+
+        private final String label;
+        private final int value;
+
+        State(String label, int value) {
+            this.label = label;
+            this.value = value;
+        }
+
+        public String label() {
+            return label;
+        }
+
+        public int value() {
+            return value;
+        }
+    }
+
+    /** What to do with a call: send it, send it as the probe, or answer it as open. */
+    public enum Action { SEND, PROBE, REFUSE }
+
+    /** A state change: to which state, and why ("failures", "open_elapsed", "probe_failed",
+     * "probe_succeeded": winlimit_breaker_transitions_total's cause). */
+    public record Transition(String node, State to, String cause) {}
+
+    /** Hears every transition, after it happened. */
+    public interface Listener {
+        void changed(CircuitBreaker breaker, Transition transition);
+    }
+
+    private final BreakerOptions options;
+    private final String node;
+    private final DoubleSupplier clock;
+    private final List<Listener> listeners = new CopyOnWriteArrayList<>();
+    private State state = State.CLOSED;
+    private int count;
+    private long periodMs;
+    private double openUntilMs;
+
+    public CircuitBreaker(BreakerOptions options, String node, DoubleSupplier clock) {
+        this.options = options;
+        this.node = node;
+        this.clock = clock;
+    }
+
+    public void listen(Listener listener) {
+        listeners.add(listener);
+    }
+
+    public String node() {
+        return node;
+    }
+
+    public synchronized State state() {
+        return state;
+    }
+
+    /** When the open period ends, on the breaker's clock (ms); meaningful while open. */
+    public synchronized double openUntilMs() {
+        return openUntilMs;
+    }
+
+    /** How long the breaker stays open from now (0 when it is not open). */
+    public synchronized double openForMs() {
+        return state == State.OPEN ? Math.max(0, openUntilMs - clock.getAsDouble()) : 0;
+    }
+
+    /** What to do with a call arriving now. */
+    public Action admit() {
+        if (!options.enabled()) {
+            return Action.SEND;
+        }
+        synchronized (this) {
+            if (state == State.CLOSED) {
+                return Action.SEND;
+            }
+            if (state == State.HALF_OPEN || clock.getAsDouble() < openUntilMs) {
+                return Action.REFUSE;
+            }
+            state = State.HALF_OPEN;
+        }
+        tell(new Transition(node, State.HALF_OPEN, "open_elapsed"));
+        return Action.PROBE;
+    }
+
+    /** The end of a call admitted as {@code action}: {@code failed} when it failed in a way that
+     * counts ({@link Failures#counts}), false for an answer or the caller's error. */
+    public void done(Action action, boolean failed) {
+        if (!options.enabled() || action == Action.REFUSE) {
+            return;
+        }
+        Transition change;
+        synchronized (this) {
+            change = settle(action == Action.PROBE, failed);
+        }
+        if (change != null) {
+            tell(change);
+        }
+    }
+
+    /** A probe cancelled before its end: nothing is learnt; its place goes to the next call. */
+    public synchronized void abandon(Action action) {
+        if (action == Action.PROBE && state == State.HALF_OPEN) {
+            state = State.OPEN;
+        }
+    }
+
+    private Transition settle(boolean probe, boolean failed) {
+        if (probe && state == State.HALF_OPEN) {
+            if (failed) {
+                return open(Math.min(periodMs * 2, options.maxOpenMs()), "probe_failed");
+            }
+            state = State.CLOSED;
+            count = 0;
+            periodMs = 0;
+            return new Transition(node, State.CLOSED, "probe_succeeded");
+        }
+        if (state != State.CLOSED) {
+            return null; // sent before the breaker opened: changes nothing now
+        }
+        if (!failed) {
+            count = 0;
+            return null;
+        }
+        count++;
+        return count < options.failures() ? null : open(options.openMs(), "failures");
+    }
+
+    private Transition open(long period, String cause) {
+        state = State.OPEN;
+        count = 0;
+        periodMs = period;
+        openUntilMs = clock.getAsDouble() + period;
+        return new Transition(node, State.OPEN, cause);
+    }
+
+    private void tell(Transition transition) {
+        for (Listener listener : listeners) {
+            listener.changed(this, transition);
+        }
+    }
+}

@@ -1,0 +1,40 @@
+package io.winlimit.spi;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * One command line for an executor to send.
+ *
+ * @param args the command and its arguments, as bytes (integers as decimal text)
+ * @param key the limiter's key: a cluster executor sends the command to the node serving it
+ * @param keyIndex where {@code key} stands in {@code args}, or -1 for a command without it
+ *     (FUNCTION LOAD, SCRIPT LOAD...), which goes to that node all the same
+ */
+public record RedisCommand(List<byte[]> args, byte[] key, int keyIndex) {
+    public RedisCommand {
+        args = Collections.unmodifiableList(new ArrayList<>(args));
+    }
+
+    /** The command's name, e.g. "WINLIMIT.SLIDE" or "FCALL". */
+    public String name() {
+        return new String(args.get(0), StandardCharsets.UTF_8);
+    }
+
+    /** The arguments after the name. */
+    public List<byte[]> arguments() {
+        return args.subList(1, args.size());
+    }
+
+    /** The command as text, for messages. */
+    @Override
+    public String toString() {
+        StringBuilder out = new StringBuilder();
+        for (byte[] arg : args) {
+            out.append(out.length() == 0 ? "" : " ").append(new String(arg, StandardCharsets.UTF_8));
+        }
+        return out.length() > 200 ? out.substring(0, 200) + "..." : out.toString();
+    }
+}

@@ -1,0 +1,34 @@
+package io.winlimit.spi;
+
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * What a limiter needs of a Redis client: one small interface per client (Lettuce, Jedis,
+ * Spring Data Redis), so the limiter, its protocol and its backends are written once.
+ *
+ * <p>Replies are normalised: an integer is a {@link Long}, a bulk or simple string a
+ * {@code byte[]}, an array a {@code List<Object>}, a nil {@code null}. A server error completes
+ * the future with {@link io.winlimit.RedisServerException} carrying the server's text unchanged
+ * (or its {@link io.winlimit.MissingPermissionException} subclass for a NOPERM error); a lost
+ * or refused connection with {@link io.winlimit.RedisUnavailableException}.
+ *
+ * <p>Cancelling the returned future cancels the command where it has not been written yet, so
+ * a command the limiter gave up on is never sent later.
+ */
+public interface RedisExecutor {
+
+    /** Sends one command to the server (in a cluster, the node serving the command's key). */
+    CompletableFuture<Object> send(RedisCommand command);
+
+    /** A name for the server or cluster node serving {@code key}: backends are detected once per
+     * name. "" for a single server. */
+    String nodeOf(byte[] key);
+
+    /** True when {@link #send} never blocks the calling thread (Lettuce, reactive Spring Data
+     * Redis); false for a blocking client such as Jedis, whose futures complete before send
+     * returns. Reactive views exist only over a non-blocking executor. */
+    boolean nonBlocking();
+
+    /** What this executor talks to, for messages, e.g. "Lettuce StatefulRedisConnection". */
+    String describe();
+}

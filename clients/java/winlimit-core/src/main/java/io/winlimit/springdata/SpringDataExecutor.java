@@ -1,0 +1,134 @@
+package io.winlimit.springdata;
+
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
+import io.winlimit.RedisUnavailableException;
+import io.winlimit.jedis.JedisExecutor;
+import io.winlimit.lettuce.LettuceExecutor;
+import io.winlimit.spi.RedisCommand;
+import io.winlimit.spi.RedisExecutor;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.JedisCluster;
+
+/**
+ * The executor over Spring Data Redis: each command borrows a connection from the factory,
+ * sends through the native client under it (Lettuce or Jedis, single server or cluster) and
+ * gives the connection back. Spring's own {@code RedisConnection.execute} is not used: it
+ * reads the reply of a command it does not know as one value, and winlimit's are arrays.
+ */
+public final class SpringDataExecutor implements RedisExecutor {
+    private final RedisConnectionFactory factory;
+    private final boolean lettuce;
+    // Whether the factory's connections are cluster connections, once seen: a single server is
+    // one node, named without borrowing a connection.
+    private volatile Boolean cluster;
+
+    public SpringDataExecutor(RedisConnectionFactory factory) {
+        if (factory == null) {
+            throw new IllegalArgumentException("the RedisConnectionFactory must not be null");
+        }
+        if (isLettuce(factory)) {
+            this.lettuce = true;
+        } else if (isJedis(factory)) {
+            this.lettuce = false;
+        } else {
+            throw new IllegalArgumentException("winlimit works with Spring Data Redis's LettuceConnectionFactory and "
+                    + "JedisConnectionFactory, not " + factory.getClass().getName());
+        }
+        this.factory = factory;
+    }
+
+    private static boolean isLettuce(Object factory) {
+        try {
+            return factory instanceof LettuceConnectionFactory;
+        } catch (NoClassDefFoundError e) { // Lettuce is not on the classpath
+            return false;
+        }
+    }
+
+    private static boolean isJedis(Object factory) {
+        try {
+            return factory instanceof JedisConnectionFactory;
+        } catch (NoClassDefFoundError e) { // Jedis is not on the classpath
+            return false;
+        }
+    }
+
+    @Override
+    public CompletableFuture<Object> send(RedisCommand command) {
+        return withExecutor(executor -> executor.send(command));
+    }
+
+    @Override
+    public String nodeOf(byte[] key) {
+        if (Boolean.FALSE.equals(cluster)) {
+            return "";
+        }
+        return withExecutor(executor -> CompletableFuture.completedFuture((Object) executor.nodeOf(key))).join().toString();
+    }
+
+    /** Runs {@code use} with the native client of a borrowed connection, given back once the
+     * future completes. */
+    private CompletableFuture<Object> withExecutor(Function<RedisExecutor, CompletableFuture<Object>> use) {
+        RedisConnection connection;
+        try {
+            connection = factory.getConnection();
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(new RedisUnavailableException(String.valueOf(e.getMessage()), e));
+        }
+        cluster = connection instanceof org.springframework.data.redis.connection.RedisClusterConnection;
+        CompletableFuture<Object> out;
+        try {
+            out = use.apply(nativeExecutor(connection.getNativeConnection()));
+        } catch (RuntimeException e) {
+            connection.close();
+            throw e;
+        }
+        out.whenComplete((reply, error) -> connection.close());
+        return out;
+    }
+
+    private static RedisExecutor nativeExecutor(Object client) {
+        if (client instanceof RedisAdvancedClusterAsyncCommands<?, ?> cluster) {
+            return new LettuceExecutor(cluster.getStatefulConnection());
+        }
+        if (client instanceof RedisAsyncCommands<?, ?> single) {
+            return new LettuceExecutor(single.getStatefulConnection());
+        }
+        RedisExecutor jedis = JedisNatives.executor(client);
+        if (jedis != null) {
+            return jedis;
+        }
+        throw new IllegalStateException("winlimit cannot send through " + client.getClass().getName());
+    }
+
+    /** Jedis's types, in a class of their own: an application with Lettuce only has no Jedis
+     * on its classpath, and verifying nativeExecutor must not need them. */
+    private static final class JedisNatives {
+        static RedisExecutor executor(Object client) {
+            if (client instanceof JedisCluster cluster) {
+                return new JedisExecutor(cluster);
+            }
+            if (client instanceof Jedis jedis) {
+                return new JedisExecutor(jedis);
+            }
+            return null;
+        }
+    }
+
+    @Override
+    public boolean nonBlocking() {
+        return lettuce;
+    }
+
+    @Override
+    public String describe() {
+        return "Spring Data Redis " + factory.getClass().getSimpleName();
+    }
+}

@@ -1,0 +1,41 @@
+package io.winlimit.spring.boot;
+
+import java.util.Map;
+
+import io.winlimit.Decision;
+
+/**
+ * A request over a policy's limit, thrown by {@link RateLimits#check(String, String)} for
+ * programmatic calls. In a Spring MVC or WebFlux application it is answered 429 with the
+ * policy's header fields and Retry-After, wherever the handler throws it.
+ */
+public class RateLimitExceededException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    private final transient Decision decision;
+    private final String policy;
+    private final Map<String, String> headers;
+
+    public RateLimitExceededException(String policy, Decision decision, Map<String, String> headers) {
+        super("rate limit of policy " + policy + " exceeded"
+                + (decision.retryAfterMs() >= 0 ? ": retry after " + decision.retryAfterMs() + " ms" : ": the cost exceeds the limit"));
+        this.policy = policy;
+        this.decision = decision;
+        this.headers = Map.copyOf(headers);
+    }
+
+    /** The rejection: retryAfter, resetAfter, the binding policy. */
+    public Decision decision() {
+        return decision;
+    }
+
+    /** The policy's name under winlimit.policies. */
+    public String policy() {
+        return policy;
+    }
+
+    /** The response header fields, in the policy's style, with Retry-After when a retry can succeed. */
+    public Map<String, String> headers() {
+        return headers;
+    }
+}

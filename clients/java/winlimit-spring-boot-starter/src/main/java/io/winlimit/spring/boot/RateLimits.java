@@ -1,0 +1,77 @@
+package io.winlimit.spring.boot;
+
+import java.util.Map;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+
+import io.winlimit.AsyncLimiter;
+import io.winlimit.Decision;
+
+/**
+ * The named policies of {@code winlimit.policies}, for calls from code:
+ *
+ * <pre>
+ * rateLimits.check("sms", userName);   // throws RateLimitExceededException when over the limit
+ * </pre>
+ *
+ * Keys get the {@code winlimit.prefix}, as the web requests' keys do, so both count together.
+ */
+public final class RateLimits {
+    private final AsyncLimiter limiter;
+    private final Map<String, RatePolicy> policies;
+    private final String prefix;
+
+    public RateLimits(AsyncLimiter limiter, Map<String, RatePolicy> policies, String prefix) {
+        this.limiter = limiter;
+        this.policies = Map.copyOf(policies);
+        this.prefix = prefix;
+    }
+
+    /** The policy of that name; IllegalArgumentException naming the known ones if none. */
+    public RatePolicy policy(String name) {
+        RatePolicy policy = policies.get(name);
+        if (policy == null) {
+            throw new IllegalArgumentException("no rate-limit policy " + name + " under winlimit.policies (the policies are "
+                    + policies.keySet().stream().sorted().toList() + ")");
+        }
+        return policy;
+    }
+
+    /** Every policy, by name. */
+    public Map<String, RatePolicy> policies() {
+        return policies;
+    }
+
+    /** Records one request of {@code key} under {@code policy} and returns the decision,
+     * accepted or not. A failed Redis call throws the core's WinlimitException. */
+    public Decision decide(String policy, String key) {
+        try {
+            return decideAsync(policy, key).toCompletableFuture().join();
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof RuntimeException cause) {
+                throw cause;
+            }
+            throw e;
+        }
+    }
+
+    /** Records one request of {@code key} under {@code policy}; RateLimitExceededException when
+     * it is over the limit (never in shadow mode). */
+    public Decision check(String policy, String key) {
+        Decision decision = decide(policy, key);
+        RatePolicy rp = policy(policy);
+        if (!decision.allowed() && !rp.shadow()) {
+            throw new RateLimitExceededException(policy, decision, decision.headers(rp.style()));
+        }
+        return decision;
+    }
+
+    /** {@link #decide(String, String)}, asynchronously. */
+    public CompletionStage<Decision> decideAsync(String policy, String key) {
+        return policy(policy).check(limiter, prefix + key);
+    }
+
+    public AsyncLimiter limiter() {
+        return limiter;
+    }
+}

@@ -1,0 +1,231 @@
+package io.winlimit.spring.boot;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+
+import io.winlimit.AsyncLimiter;
+import io.winlimit.Decision;
+import io.winlimit.FixedOptions;
+import io.winlimit.GcraOptions;
+import io.winlimit.HeaderStyle;
+import io.winlimit.SlideOptions;
+import io.winlimit.Window;
+import io.winlimit.spring.boot.autoconfigure.PolicyProperties;
+
+/**
+ * One named policy, checked and ready: the winlimit call that decides, and how a web request
+ * meets it (header style, fail-open, count, shadow). Made once at startup from
+ * {@code winlimit.policies.<name>}; a bad setting fails there, naming the property.
+ */
+public final class RatePolicy {
+    private static final int MAX_WINDOWS = 8;
+
+    private final String name;
+    private final Algorithm algorithm;
+    private final List<Window> windows;
+    private final long cost;
+    private final Long burst;
+    private final Duration bucket;
+    private final boolean align;
+    private final Duration block;
+    private final String headerName;
+    private final String key;
+    private final HeaderStyle style;
+    private final boolean failOpen;
+    private final Count count;
+    private final boolean shadow;
+    private final Duration timeout;
+
+    private RatePolicy(String name, PolicyProperties p) {
+        this.name = name;
+        this.algorithm = p.getAlgorithm();
+        this.windows = windows(name, p);
+        this.cost = p.getCost();
+        this.burst = p.getBurst();
+        this.bucket = p.getBucket();
+        this.align = p.isAlign();
+        this.block = p.getBlock();
+        this.headerName = p.getName();
+        this.key = p.getKey() == null || p.getKey().isBlank() ? null : p.getKey();
+        this.style = style(name, p.getHeaders());
+        this.failOpen = p.isFailOpen();
+        this.count = p.getCount();
+        this.shadow = p.isShadow();
+        this.timeout = p.getTimeout();
+        check(p);
+    }
+
+    /** The policy {@code name} of these properties; IllegalArgumentException naming the bad one. */
+    public static RatePolicy of(String name, PolicyProperties properties) {
+        return new RatePolicy(name, properties);
+    }
+
+    /** Records {@code cost} units for {@code key} (the prefix included). */
+    public CompletionStage<Decision> check(AsyncLimiter limiter, String key) {
+        return call(limiter, key, false);
+    }
+
+    /** Gives back the units one {@link #check} took (REFUND), for a request that does not count. */
+    public CompletionStage<Decision> refund(AsyncLimiter limiter, String key) {
+        return call(limiter, key, true);
+    }
+
+    private CompletionStage<Decision> call(AsyncLimiter limiter, String key, boolean refund) {
+        Window first = windows.get(0);
+        Duration window = Duration.ofMillis(first.windowMs());
+        return switch (algorithm) {
+            case SLIDE -> limiter.slide(key, windows, slideOptions(refund));
+            case FIXED -> limiter.fixed(key, window, first.limit(), fixedOptions(refund));
+            case GCRA -> limiter.gcra(key, window, first.limit(), gcraOptions(refund));
+        };
+    }
+
+    private SlideOptions slideOptions(boolean refund) {
+        SlideOptions o = refund ? SlideOptions.defaults().refund(cost) : SlideOptions.defaults().cost(cost);
+        if (bucket != null) {
+            o = o.bucket(bucket);
+        }
+        if (block != null && !refund) {
+            o = o.block(block);
+        }
+        return headerName == null ? o : o.name(headerName);
+    }
+
+    private FixedOptions fixedOptions(boolean refund) {
+        FixedOptions o = refund ? FixedOptions.defaults().refund(cost) : FixedOptions.defaults().cost(cost);
+        o = o.align(align);
+        if (block != null && !refund) {
+            o = o.block(block);
+        }
+        return headerName == null ? o : o.name(headerName);
+    }
+
+    private GcraOptions gcraOptions(boolean refund) {
+        GcraOptions o = refund ? GcraOptions.defaults().refund(cost) : GcraOptions.defaults().cost(cost);
+        if (burst != null) {
+            o = o.burst(burst);
+        }
+        if (block != null && !refund) {
+            o = o.block(block);
+        }
+        return headerName == null ? o : o.name(headerName);
+    }
+
+    private static List<Window> windows(String name, PolicyProperties p) {
+        if (p.getAlgorithm() == null) {
+            throw bad(name, "algorithm", "must be slide, fixed or gcra");
+        }
+        List<PolicyProperties.WindowProperties> given = p.getWindows();
+        if (given == null || given.isEmpty()) {
+            throw bad(name, "windows", "needs a window and a limit, e.g. windows: [{window: 1m, limit: 100}]");
+        }
+        int most = p.getAlgorithm() == Algorithm.SLIDE ? MAX_WINDOWS : 1;
+        if (given.size() > most) {
+            throw bad(name, "windows", p.getAlgorithm().name().toLowerCase() + " takes at most " + most
+                    + (most == 1 ? " window" : " windows") + ", not " + given.size());
+        }
+        List<Window> out = new ArrayList<>();
+        for (int i = 0; i < given.size(); i++) {
+            PolicyProperties.WindowProperties w = given.get(i);
+            Duration length = w.getWindow();
+            if (length == null || length.toMillis() < 1 || length.toMillis() > 1_000_000_000_000L
+                    || !length.equals(Duration.ofMillis(length.toMillis()))) {
+                throw bad(name, "windows[" + i + "].window", "must be a whole number of ms from 1 ms to 10^12 ms, not " + length);
+            }
+            if (w.getLimit() < 0 || w.getLimit() > 1_000_000_000_000L) {
+                throw bad(name, "windows[" + i + "].limit", "must be from 0 to 10^12, not " + w.getLimit());
+            }
+            out.add(Window.of(length, w.getLimit()));
+        }
+        if (out.stream().map(Window::windowMs).distinct().count() != out.size()) {
+            throw bad(name, "windows", "names each window length at most once");
+        }
+        return List.copyOf(out);
+    }
+
+    private void check(PolicyProperties p) {
+        if (cost < 1) {
+            throw bad(name, "cost", "must be at least 1, not " + cost);
+        }
+        if (burst != null && (burst < 1 || algorithm != Algorithm.GCRA)) {
+            throw bad(name, "burst", algorithm != Algorithm.GCRA ? "is for gcra only" : "must be at least 1, not " + burst);
+        }
+        if (bucket != null && (algorithm != Algorithm.SLIDE || bucket.toMillis() < 1)) {
+            throw bad(name, "bucket", algorithm != Algorithm.SLIDE ? "is for slide only" : "must be at least 1 ms, not " + bucket);
+        }
+        if (align && algorithm != Algorithm.FIXED) {
+            throw bad(name, "align", "is for fixed only");
+        }
+        if (block != null && block.toMillis() < 1) {
+            throw bad(name, "block", "must be at least 1 ms, not " + block);
+        }
+        if (timeout != null && timeout.toMillis() < 1) {
+            throw bad(name, "timeout", "must be at least 1 ms, not " + timeout);
+        }
+        if (count == null) {
+            throw bad(name, "count", "must be all, failures or successes");
+        }
+        // The core checks the rest (a policy name's characters, BUCKET against the windows)
+        // as it builds a call: build one now, so a bad policy stops the start, not a request.
+        slideOptions(false);
+        fixedOptions(false);
+        gcraOptions(false);
+    }
+
+    private static HeaderStyle style(String name, String headers) {
+        try {
+            return HeaderStyle.of(headers);
+        } catch (IllegalArgumentException e) {
+            throw bad(name, "headers", e.getMessage());
+        }
+    }
+
+    private static IllegalArgumentException bad(String policy, String property, String why) {
+        return new IllegalArgumentException("winlimit.policies." + policy + "." + property + " " + why);
+    }
+
+    /** The policy's name under winlimit.policies: the {@code policy} tag of its meters. */
+    public String name() {
+        return name;
+    }
+
+    /** The SpEL key expression, or null for the client's address. */
+    public String key() {
+        return key;
+    }
+
+    public HeaderStyle style() {
+        return style;
+    }
+
+    public boolean failOpen() {
+        return failOpen;
+    }
+
+    public Count count() {
+        return count;
+    }
+
+    public boolean shadow() {
+        return shadow;
+    }
+
+    /** How long a request waits for Redis under this policy; null: winlimit.timeout. */
+    public Duration timeout() {
+        return timeout;
+    }
+
+    public Algorithm algorithm() {
+        return algorithm;
+    }
+
+    public List<Window> windows() {
+        return windows;
+    }
+
+    public long cost() {
+        return cost;
+    }
+}

@@ -1,0 +1,129 @@
+package io.winlimit.spring.boot.autoconfigure;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import io.winlimit.BackendChoice;
+import io.winlimit.http.IpKeys;
+import io.winlimit.http.MiddlewareDefaults;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * {@code winlimit.*}: the named policies and what every policy takes unless it says otherwise.
+ *
+ * <pre>
+ * winlimit:
+ *   policies:
+ *     sms:
+ *       algorithm: slide
+ *       windows: [{window: 1h, limit: 3}]
+ *       key: "#userName"
+ * </pre>
+ *
+ * Policies are a named map, so a profile's file changes one policy without repeating the
+ * others (Boot merges maps, and replaces lists whole).
+ */
+@ConfigurationProperties(prefix = "winlimit")
+public class WinlimitProperties {
+
+    /** Whether to limit the requests of @RateLimit methods at all. */
+    private boolean enabled = true;
+
+    /** Put before every key the policies check, so the limiter's keys are told apart from the application's. */
+    private String prefix = MiddlewareDefaults.PREFIX;
+
+    /** How long a request waits for Redis before the check counts as failed (fail closed, or open). */
+    private Duration timeout = MiddlewareDefaults.TIMEOUT;
+
+    /** The bits of an IPv6 client address that make its default key (64: one host usually owns a whole /64; 128: the whole address). */
+    private int ipv6Subnet = IpKeys.DEFAULT_IPV6_SUBNET;
+
+    /** Which edition of winlimit answers: auto (the module where the server has it, else Functions, else the scripts), module, functions or scripts. */
+    private BackendChoice backend = BackendChoice.AUTO;
+
+    /** Whether to answer a command line that was just rejected from memory until its retry time ends (wrong only for a key another process resets meanwhile). */
+    private boolean cacheRejections;
+
+    /** Whether the limiter keeps a circuit breaker per server: after consecutive failures nothing is sent for a while, and requests fail at once (or the fallback decides). */
+    private boolean breaker = true;
+
+    /** What decides while Redis fails or the breaker is open: none (fail closed or open, per policy) or memory (an in-process limiter with the module's decisions, counted per process). */
+    private String fallback = "none";
+
+    /** The policies, by name: @RateLimit("name") and the programmatic calls name them. */
+    private Map<String, PolicyProperties> policies = new LinkedHashMap<>();
+
+    public boolean isEnabled() {
+        return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+        this.enabled = enabled;
+    }
+
+    public String getPrefix() {
+        return prefix;
+    }
+
+    public void setPrefix(String prefix) {
+        this.prefix = prefix;
+    }
+
+    public Duration getTimeout() {
+        return timeout;
+    }
+
+    public void setTimeout(Duration timeout) {
+        this.timeout = timeout;
+    }
+
+    public int getIpv6Subnet() {
+        return ipv6Subnet;
+    }
+
+    public void setIpv6Subnet(int ipv6Subnet) {
+        this.ipv6Subnet = ipv6Subnet;
+    }
+
+    public BackendChoice getBackend() {
+        return backend;
+    }
+
+    public void setBackend(BackendChoice backend) {
+        this.backend = backend;
+    }
+
+    public boolean isCacheRejections() {
+        return cacheRejections;
+    }
+
+    public void setCacheRejections(boolean cacheRejections) {
+        this.cacheRejections = cacheRejections;
+    }
+
+    public boolean isBreaker() {
+        return breaker;
+    }
+
+    public void setBreaker(boolean breaker) {
+        this.breaker = breaker;
+    }
+
+    public String getFallback() {
+        return fallback;
+    }
+
+    public void setFallback(String fallback) {
+        this.fallback = fallback;
+    }
+
+    public Map<String, PolicyProperties> getPolicies() {
+        return policies;
+    }
+
+    public void setPolicies(Map<String, PolicyProperties> policies) {
+        this.policies = policies;
+    }
+}

@@ -1,0 +1,79 @@
+package io.winlimit.spring.boot.autoconfigure;
+
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.context.ApplicationListener;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Lazy;
+import org.springframework.context.event.ContextRefreshedEvent;
+import org.springframework.web.reactive.DispatcherHandler;
+import org.springframework.web.reactive.HandlerMapping;
+import org.springframework.web.reactive.result.method.RequestMappingInfoHandlerMapping;
+
+import io.winlimit.AsyncLimiter;
+import io.winlimit.spring.boot.RateLimits;
+import io.winlimit.spring.boot.WinlimitMeters;
+import io.winlimit.spring.boot.web.KeyExpressions;
+import io.winlimit.spring.boot.web.RateLimitedHandlers;
+import io.winlimit.spring.boot.web.RequestGuard;
+import io.winlimit.http.ShadowLog;
+import io.winlimit.spring.boot.web.reactive.RateLimitExceededHandler;
+import io.winlimit.spring.boot.web.reactive.RateLimitWebFilter;
+import io.winlimit.spring.boot.web.reactive.ReactiveRejectionHandler;
+
+/** @RateLimit on WebFlux: the filter, the handler of {@code RateLimitExceededException}, and
+ * the startup check of every @RateLimit handler. A limiter that blocks (Jedis) is refused
+ * here, with the reason: it would stall the event loop. */
+@AutoConfiguration(after = {WinlimitAutoConfiguration.class, WinlimitMetricsAutoConfiguration.class})
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+@ConditionalOnClass(DispatcherHandler.class)
+@ConditionalOnBean(RateLimits.class)
+@ConditionalOnProperty(prefix = "winlimit", name = "enabled", matchIfMissing = true)
+public class WinlimitWebFluxAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    public ReactiveRejectionHandler winlimitReactiveRejectionHandler() {
+        return ReactiveRejectionHandler.DEFAULT;
+    }
+
+    @Bean
+    public RateLimitedHandlers winlimitReactiveHandlers(RateLimits rateLimits, BeanFactory beanFactory) {
+        return new RateLimitedHandlers(rateLimits, new KeyExpressions(beanFactory));
+    }
+
+    @Bean
+    public RequestGuard winlimitReactiveGuard(AsyncLimiter limiter, WinlimitProperties properties,
+                                              ObjectProvider<WinlimitMeters> meters) {
+        limiter.reactive(); // IllegalStateException, with the reason, for a blocking client
+        return new RequestGuard(limiter, properties.getPrefix(), properties.getTimeout(),
+                meters.getIfAvailable(() -> WinlimitMeters.NONE), new ShadowLog());
+    }
+
+    @Bean
+    public RateLimitWebFilter winlimitRateLimitWebFilter(@Lazy @Qualifier("requestMappingHandlerMapping") HandlerMapping mapping,
+                                                         RequestGuard winlimitReactiveGuard, RateLimitedHandlers handlers,
+                                                         ReactiveRejectionHandler rejection, WinlimitProperties properties) {
+        return new RateLimitWebFilter(mapping, winlimitReactiveGuard, handlers, rejection, properties.getIpv6Subnet());
+    }
+
+    @Bean
+    public RateLimitExceededHandler winlimitRateLimitExceededHandler(ReactiveRejectionHandler rejection) {
+        return new RateLimitExceededHandler(rejection);
+    }
+
+    /** Every @RateLimit handler's policy and key, checked once the handlers are mapped. */
+    @Bean
+    public ApplicationListener<ContextRefreshedEvent> winlimitReactiveStartupCheck(RateLimitedHandlers winlimitReactiveHandlers) {
+        return event -> event.getApplicationContext().getBeansOfType(RequestMappingInfoHandlerMapping.class).values()
+                .forEach(mapping -> mapping.getHandlerMethods().values()
+                        .forEach(method -> winlimitReactiveHandlers.check(method.getMethod(), method.getBeanType())));
+    }
+}

@@ -1,0 +1,33 @@
+package io.winlimit.spring.boot.web.servlet;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+
+import io.winlimit.Decision;
+
+/**
+ * The response to a rejected request on Spring MVC. The rate-limit fields and Retry-After are
+ * on the response already; the default answers 429 "Too Many Requests". Declare a bean of this
+ * type to answer otherwise (a JSON body, another status).
+ */
+@FunctionalInterface
+public interface ServletRejectionHandler {
+
+    void reject(HttpServletRequest request, HttpServletResponse response, Decision decision) throws IOException;
+
+    /** 429 with the text "Too Many Requests". */
+    ServletRejectionHandler DEFAULT = (request, response, decision) -> text(response, 429, "Too Many Requests");
+
+    /** Answers {@code status} with a short plain text. */
+    static void text(HttpServletResponse response, int status, String text) throws IOException {
+        response.setStatus(status);
+        response.setContentType("text/plain;charset=UTF-8");
+        byte[] body = text.getBytes(StandardCharsets.UTF_8);
+        response.setContentLength(body.length);
+        response.getOutputStream().write(body);
+        response.flushBuffer();
+    }
+}

@@ -1,0 +1,194 @@
+package io.winlimit.spring.boot;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.http.HttpResponse;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.TestFactory;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Import;
+
+import io.winlimit.spring.boot.app.SpecEndpoints;
+import io.winlimit.spring.boot.app.TestApp;
+import io.winlimit.spring.boot.support.Http;
+import io.winlimit.spring.boot.support.RedisServer;
+import io.winlimit.spring.boot.support.Repo;
+
+/**
+ * Every case of clients/spec/middleware.json, on a real application over a real server: each
+ * case's check and options become a policy of its own. A case this middleware cannot run
+ * fails; none is skipped.
+ */
+abstract class AbstractMiddlewareSpecTest {
+    private static final String[] FIELDS = {"RateLimit-Policy", "RateLimit", "Retry-After"};
+
+    @SpringBootConfiguration
+    @EnableAutoConfiguration
+    @Import(SpecEndpoints.class)
+    static class SpecApp {}
+
+    abstract WebApplicationType stack();
+
+    @TestFactory
+    Stream<DynamicTest> theSharedMiddlewareCases() throws Exception {
+        JsonNode spec = new ObjectMapper().readTree(Repo.path("clients/spec/middleware.json").toFile());
+        JsonNode cases = spec.get("cases");
+        assertTrue(cases.size() <= SpecEndpoints.CASES, "middleware.json has more cases than SpecEndpoints has handlers");
+        List<String> properties = new ArrayList<>();
+        for (int i = 0; i < cases.size(); i++) {
+            properties.addAll(policy("spec" + i, cases.get(i)));
+        }
+        for (int i = cases.size(); i < SpecEndpoints.CASES; i++) { // handlers no case uses yet
+            properties.addAll(List.of("winlimit.policies.spec" + i + ".windows[0].window=1m",
+                    "winlimit.policies.spec" + i + ".windows[0].limit=1"));
+        }
+        List<DynamicTest> tests = new ArrayList<>();
+        for (int i = 0; i < cases.size(); i++) {
+            int n = i;
+            tests.add(DynamicTest.dynamicTest(cases.get(i).get("name").asText(),
+                    () -> run(n, cases.get(n), spec.get("bodies"), properties)));
+        }
+        return tests.stream();
+    }
+
+    /** Each case on an application and a server of its own: a stopped or paused server, and
+     * the client's reconnects and breaker after it, never reach another case. */
+    private void run(int n, JsonNode c, JsonNode bodies, List<String> properties) throws Exception {
+        Logger log = (Logger) LoggerFactory.getLogger("winlimit");
+        ListAppender<ILoggingEvent> lines = new ListAppender<>();
+        lines.start();
+        RedisServer redis = RedisServer.start();
+        ConfigurableApplicationContext app = null;
+        try {
+            app = TestApp.start(stack(), redis.port(), new Class<?>[] {SpecApp.class}, properties.toArray(String[]::new));
+            Http http = new Http(Integer.parseInt(app.getEnvironment().getProperty("local.server.port")));
+            log.addAppender(lines);
+            int requests = c.get("requests").asInt();
+            for (int i = 0; i < requests - 1; i++) {
+                http.get("/spec/" + n);
+            }
+            String mode = c.get("redis").asText();
+            if (mode.equals("stopped")) {
+                redis.close();
+            } else if (mode.equals("paused")) {
+                redis.command("CLIENT", "PAUSE", "20000", "WRITE");
+            }
+            long started = System.nanoTime();
+            HttpResponse<String> last = http.get("/spec/" + n);
+            long tookMs = (System.nanoTime() - started) / 1_000_000;
+            if (mode.equals("paused")) {
+                redis.command("CLIENT", "UNPAUSE");
+                long timeout = c.get("options").path("timeout_ms").asLong(1000);
+                assertTrue(tookMs >= timeout, "the answer came after " + tookMs + " ms, before the timeout");
+            }
+            check(c, bodies, last, lines.list, mode.equals("up") ? redis : null);
+        } finally {
+            log.detachAppender(lines);
+            if (app != null) {
+                app.close();
+            }
+            redis.close();
+        }
+    }
+
+    private static void check(JsonNode c, JsonNode bodies, HttpResponse<String> last, List<ILoggingEvent> lines,
+                              RedisServer redis) {
+        assertEquals(c.get("status").asInt(), last.statusCode(), last.body());
+        JsonNode body = c.get("body");
+        if (!body.isNull()) {
+            assertEquals(body.asText().equals("app") ? "app" : bodies.get(body.asText()).asText(), last.body());
+        }
+        Map<String, String> want = new TreeMap<>();
+        c.get("fields").fields().forEachRemaining(e -> want.put(e.getKey(), e.getValue().asText()));
+        Map<String, String> got = new TreeMap<>();
+        for (String name : FIELDS) {
+            last.headers().firstValue(name).ifPresent(v -> got.put(name, v));
+        }
+        assertEquals(want, got);
+        JsonNode log = c.get("log");
+        if (log.isNull()) {
+            assertEquals(List.of(), lines.stream().map(ILoggingEvent::getFormattedMessage).toList());
+        } else {
+            assertEquals(1, lines.size(), lines.stream().map(ILoggingEvent::getFormattedMessage).toList().toString());
+            Level level = log.get("level").asText().equals("warn") ? Level.WARN : Level.ERROR;
+            assertEquals(level, lines.get(0).getLevel());
+            String line = lines.get(0).getFormattedMessage();
+            assertTrue(line.startsWith(log.get("starts").asText()), line);
+        }
+        if (c.has("redis_keys") && redis != null) {
+            List<String> keys = new ArrayList<>();
+            c.get("redis_keys").forEach(k -> keys.add(k.asText()));
+            String count = redis.command("DBSIZE");
+            assertEquals(":" + keys.size(), count);
+            for (String key : keys) {
+                assertEquals(":1", redis.command("EXISTS", key));
+            }
+        }
+    }
+
+    /** The properties of policy {@code name} for a case: its check and its options. */
+    private static List<String> policy(String name, JsonNode c) {
+        String p = "winlimit.policies." + name + ".";
+        List<String> out = new ArrayList<>();
+        JsonNode check = c.get("check");
+        if (check.isTextual()) {
+            assertEquals("raises", check.asText());
+            // A check that fails with an error that is not Redis's: here, the key's expression.
+            out.add(p + "key=T(java.lang.Integer).parseInt('not a number')");
+            check = new ObjectMapper().createObjectNode().put("method", "fixed")
+                    .set("args", new ObjectMapper().createArrayNode().add("k").add(60000).add(1));
+        }
+        JsonNode args = check.get("args");
+        out.add(p + "algorithm=" + check.get("method").asText());
+        if (args.get(1).isArray()) {
+            for (int i = 0; i < args.get(1).size(); i++) {
+                out.add(p + "windows[" + i + "].window=" + args.get(1).get(i).get(0).asLong() + "ms");
+                out.add(p + "windows[" + i + "].limit=" + args.get(1).get(i).get(1).asLong());
+            }
+        } else {
+            out.add(p + "windows[0].window=" + args.get(1).asLong() + "ms");
+            out.add(p + "windows[0].limit=" + args.get(2).asLong());
+        }
+        for (Iterator<Map.Entry<String, JsonNode>> it = check.path("options").fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> o = it.next();
+            switch (o.getKey()) {
+                case "cost", "burst", "align", "name" -> out.add(p + o.getKey() + "=" + o.getValue().asText());
+                case "bucket" -> out.add(p + "bucket=" + o.getValue().asLong() + "ms");
+                default -> throw new AssertionError("a check option the starter's policies do not have: " + o.getKey());
+            }
+        }
+        for (Iterator<Map.Entry<String, JsonNode>> it = c.get("options").fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> o = it.next();
+            switch (o.getKey()) {
+                case "fail_open" -> out.add(p + "fail-open=" + o.getValue().asBoolean());
+                case "shadow" -> out.add(p + "shadow=" + o.getValue().asBoolean());
+                case "timeout_ms" -> out.add(p + "timeout=" + o.getValue().asLong() + "ms");
+                case "key" -> {
+                    assertTrue(o.getValue().isNull(), "a key option other than null");
+                    out.add(p + "key=null");
+                }
+                default -> throw new AssertionError("a middleware option the starter's policies do not have: " + o.getKey());
+            }
+        }
+        return out;
+    }
+}

@@ -1,0 +1,256 @@
+package io.winlimit.spring.boot;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.http.HttpResponse;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import io.winlimit.spring.boot.app.TestApp;
+import io.winlimit.spring.boot.support.Http;
+import io.winlimit.spring.boot.support.RedisServer;
+
+/**
+ * The starter in a real application on a free loopback port, driven by a real HTTP client,
+ * over a real redis-server with the module: the same tests on Spring MVC (Tomcat) and WebFlux
+ * (Netty). The last test stops the server.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+abstract class AbstractWebTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    RedisServer redis;
+    ConfigurableApplicationContext app;
+    Http http;
+
+    abstract WebApplicationType stack();
+
+    @BeforeAll
+    void start() {
+        redis = RedisServer.start();
+        app = TestApp.start(stack(), redis.port());
+        http = new Http(Integer.parseInt(app.getEnvironment().getProperty("local.server.port")));
+    }
+
+    @AfterAll
+    void stop() {
+        if (app != null) {
+            app.close();
+        }
+        if (redis != null) {
+            redis.close();
+        }
+    }
+
+    @BeforeEach
+    void emptyRedis() {
+        if (redis.command("PING").equals("+PONG")) {
+            redis.command("FLUSHALL");
+        }
+    }
+
+    @Test
+    void theSeedsScenarioThreeSmsPerHourPerUserByTheSpelKey() {
+        for (int i = 0; i < 3; i++) {
+            HttpResponse<String> sent = http.post("/sms/alice");
+            assertEquals(200, sent.statusCode());
+            assertEquals("sent to alice", sent.body());
+            assertEquals("\"winlimit\";q=3;w=3600", header(sent, "RateLimit-Policy"));
+            assertEquals("\"winlimit\";r=" + (2 - i) + ";t=3600", header(sent, "RateLimit"));
+        }
+        HttpResponse<String> refused = http.post("/sms/alice");
+        assertEquals(429, refused.statusCode());
+        assertEquals("Too Many Requests", refused.body());
+        long retryAfter = Long.parseLong(header(refused, "Retry-After"));
+        assertTrue(retryAfter >= 1 && retryAfter <= 3600, "Retry-After " + retryAfter);
+        assertEquals("\"winlimit\";r=0;t=" + retryAfter, header(refused, "RateLimit"));
+        assertEquals(200, http.post("/sms/bob").statusCode(), "another user's key has its own limit");
+        assertEquals(":1", redis.command("EXISTS", "rl:alice"));
+    }
+
+    @Test
+    void theDefaultKeyIsTheClientAddress() {
+        assertEquals(200, http.get("/api").statusCode());
+        assertEquals(":1", redis.command("EXISTS", "rl:127.0.0.1"));
+        assertEquals(200, http.get("/api").statusCode());
+        assertEquals(429, http.get("/api").statusCode());
+    }
+
+    @Test
+    void aMethodWithoutRateLimitIsNotLimitedAndHasNoFields() {
+        for (int i = 0; i < 3; i++) {
+            HttpResponse<String> free = http.get("/free");
+            assertEquals(200, free.statusCode());
+            assertTrue(header(free, "RateLimit") == null);
+        }
+        assertEquals(":0", redis.command("DBSIZE"));
+    }
+
+    @Test
+    void severalWindowsAreAllAnnouncedAndTheRequestKeyComesFromTheRequest() {
+        HttpResponse<String> first = http.get("/hourly");
+        assertEquals("\"winlimit-60s\";q=2;w=60, \"winlimit-3600s\";q=5;w=3600", header(first, "RateLimit-Policy"));
+        assertEquals("\"winlimit-60s\";r=1;t=60", header(first, "RateLimit"));
+        http.get("/hourly");
+        HttpResponse<String> third = http.get("/hourly");
+        assertEquals(429, third.statusCode());
+        assertEquals(":1", redis.command("DBSIZE"));
+    }
+
+    @Test
+    void draft7Fields() {
+        HttpResponse<String> first = http.get("/draft7");
+        assertEquals("1;w=60", header(first, "RateLimit-Policy"));
+        assertEquals("limit=1, remaining=0, reset=60", header(first, "RateLimit"));
+        HttpResponse<String> second = http.get("/draft7");
+        assertEquals(429, second.statusCode());
+        String retry = header(second, "Retry-After");
+        assertEquals("limit=1, remaining=0, reset=" + retry, header(second, "RateLimit"));
+    }
+
+    @Test
+    void legacyFieldsDateTheResetByTheWallClock() {
+        long before = System.currentTimeMillis();
+        HttpResponse<String> first = http.get("/legacy");
+        long after = System.currentTimeMillis();
+        assertEquals("1", header(first, "X-RateLimit-Limit"));
+        assertEquals("0", header(first, "X-RateLimit-Remaining"));
+        long reset = Long.parseLong(header(first, "X-RateLimit-Reset"));
+        assertTrue(reset >= (before + 60_000) / 1000 && reset <= (after + 60_000 + 999) / 1000, "reset " + reset);
+        assertTrue(header(first, "RateLimit") == null);
+        assertEquals(429, http.get("/legacy").statusCode());
+    }
+
+    @Test
+    void headersNoneSendsOnlyRetryAfter() {
+        HttpResponse<String> first = http.get("/quiet");
+        assertEquals(200, first.statusCode());
+        assertEquals(Map.of(), fields(first));
+        HttpResponse<String> second = http.get("/quiet");
+        assertEquals(429, second.statusCode());
+        assertEquals(Map.of("retry-after", header(second, "Retry-After")), fields(second));
+    }
+
+    @Test
+    void gcraAnnouncesTheBucket() {
+        HttpResponse<String> first = http.get("/gcra");
+        assertEquals("\"winlimit\";q=2;w=2", header(first, "RateLimit-Policy"));
+        http.get("/gcra");
+        assertEquals(429, http.get("/gcra").statusCode());
+    }
+
+    @Test
+    void countFailuresRefundsSuccessesOnceTheStatusIsKnown() {
+        for (int i = 0; i < 4; i++) {
+            assertEquals(200, http.post("/login?user=ann&password=right").statusCode(), "successes do not count");
+        }
+        assertEquals(401, http.post("/login?user=ann&password=wrong").statusCode());
+        assertEquals(401, http.post("/login?user=ann&password=wrong").statusCode());
+        HttpResponse<String> third = http.post("/login?user=ann&password=wrong");
+        assertEquals(429, third.statusCode());
+        assertTrue(header(third, "Retry-After") != null);
+    }
+
+    @Test
+    void shadowModeLetsARejectionThroughWithoutRetryAfterAndCountsIt() {
+        double before = decisions("shadow", "shadow_rejected");
+        assertEquals(200, http.get("/shadow").statusCode());
+        HttpResponse<String> over = http.get("/shadow");
+        assertEquals(200, over.statusCode());
+        assertEquals("app", over.body());
+        assertEquals("\"winlimit\";r=0;t=60", header(over, "RateLimit"));
+        assertTrue(header(over, "Retry-After") == null);
+        assertEquals(before + 1, decisions("shadow", "shadow_rejected"));
+    }
+
+    @Test
+    void theMetersCountDecisionsByPolicyAndOutcomeThroughActuator() {
+        double allowed = decisions("api", "allowed");
+        double rejected = decisions("api", "rejected");
+        http.get("/api");
+        http.get("/api");
+        http.get("/api");
+        assertEquals(allowed + 2, decisions("api", "allowed"));
+        assertEquals(rejected + 1, decisions("api", "rejected"));
+        JsonNode call = metric("winlimit.call", "backend:redis");
+        assertTrue(call.path("measurements").get(0).path("value").asDouble() >= 3);
+        JsonNode lowest = metric("winlimit.lowest.remaining", "policy:api");
+        assertEquals(0.0, lowest.path("measurements").get(0).path("value").asDouble());
+        for (JsonNode tag : metric("winlimit.decisions", null).path("availableTags")) {
+            assertFalse(tag.path("values").toString().contains("127.0.0.1"), "a key is never a tag");
+        }
+    }
+
+    @Test
+    @Order(Integer.MAX_VALUE)
+    void withTheServerStoppedAPolicyFailsClosedWith503OrOpenWithoutFieldsAndTheBreakerOpens() {
+        assertEquals(200, http.get("/closed").statusCode());
+        double errors = decisions("closed", "error");
+        redis.close();
+        HttpResponse<String> closed = http.get("/closed");
+        assertEquals(503, closed.statusCode());
+        assertEquals("rate limiter unavailable", closed.body());
+        assertEquals(Map.of(), fields(closed));
+        HttpResponse<String> open = http.get("/open");
+        assertEquals(200, open.statusCode());
+        assertEquals("app", open.body());
+        assertEquals(Map.of(), fields(open));
+        assertEquals(errors + 1, decisions("closed", "error"));
+        // The third failure in a row opens the limiter's breaker: seen in its meters.
+        assertEquals(503, http.get("/closed").statusCode());
+        JsonNode opened = metric("winlimit.breaker.transitions", "to:open&tag=cause:failures");
+        assertEquals(1.0, opened.path("measurements").get(0).path("value").asDouble());
+        assertEquals(2.0, metric("winlimit.breaker.state", "limiter:winlimit").path("measurements").get(0).path("value").asDouble());
+        assertEquals(503, http.get("/closed").statusCode(), "while the breaker is open, a request fails at once");
+    }
+
+    double decisions(String policy, String outcome) {
+        JsonNode metric = metric("winlimit.decisions", "policy:" + policy + "&tag=outcome:" + outcome);
+        return metric == null ? 0 : metric.path("measurements").get(0).path("value").asDouble();
+    }
+
+    JsonNode metric(String name, String tags) {
+        HttpResponse<String> response = http.get("/actuator/metrics/" + name + (tags == null ? "" : "?tag=" + tags));
+        if (response.statusCode() == 404) {
+            return null;
+        }
+        assertEquals(200, response.statusCode(), response.body());
+        try {
+            return JSON.readTree(response.body());
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static String header(HttpResponse<String> response, String name) {
+        return response.headers().firstValue(name).orElse(null);
+    }
+
+    /** The rate-limit fields of a response, by lower-case name. */
+    static Map<String, String> fields(HttpResponse<String> response) {
+        Map<String, String> out = new TreeMap<>();
+        for (String name : io.winlimit.HeaderStyle.FIELDS) {
+            Optional<String> value = response.headers().firstValue(name);
+            value.ifPresent(v -> out.put(name.toLowerCase(), v));
+        }
+        return out;
+    }
+}

@@ -1,0 +1,32 @@
+package io.winlimit.spring.boot.app;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Import;
+
+/** The test application: the starter's auto-configuration and {@link Endpoints}, no scanning. */
+@SpringBootConfiguration
+@EnableAutoConfiguration
+@Import(Endpoints.class)
+public class TestApp {
+
+    /** Starts {@code sources} on a free loopback port, on Redis at {@code redisPort}. */
+    public static ConfigurableApplicationContext start(WebApplicationType type, int redisPort, Class<?>[] sources,
+                                                       String... properties) {
+        List<String> all = new ArrayList<>(List.of("server.port=0", "server.address=127.0.0.1",
+                "spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + redisPort,
+                "spring.data.redis.timeout=2s", "spring.main.banner-mode=off"));
+        all.addAll(List.of(properties));
+        return new SpringApplicationBuilder(sources).web(type).properties(all.toArray(String[]::new)).run();
+    }
+
+    public static ConfigurableApplicationContext start(WebApplicationType type, int redisPort, String... properties) {
+        return start(type, redisPort, new Class<?>[] {TestApp.class}, properties);
+    }
+}

@@ -1,0 +1,218 @@
+package io.winlimit.spring.cloud.gateway;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.springframework.cloud.gateway.event.FilterArgsEvent;
+import org.springframework.cloud.gateway.filter.ratelimit.AbstractRateLimiter;
+import org.springframework.cloud.gateway.support.ConfigurationService;
+import org.springframework.http.HttpStatus;
+import org.springframework.web.server.ResponseStatusException;
+
+import io.winlimit.AsyncLimiter;
+import io.winlimit.spring.boot.Algorithm;
+import io.winlimit.spring.boot.RatePolicy;
+import io.winlimit.spring.boot.autoconfigure.PolicyProperties;
+import io.winlimit.spring.boot.web.RequestGuard;
+import io.winlimit.spring.boot.web.Verdict;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * A {@code RateLimiter} for Spring Cloud Gateway's {@code RequestRateLimiter} filter, with its
+ * configuration per route under {@code winlimit-rate-limiter.*}:
+ *
+ * <pre>
+ * filters:
+ *   - name: RequestRateLimiter
+ *     args:
+ *       winlimit-rate-limiter.windows[0].window: 1m
+ *       winlimit-rate-limiter.windows[0].limit: 100
+ *       winlimit-rate-limiter.windows[1].window: 1h
+ *       winlimit-rate-limiter.windows[1].limit: 1000
+ * </pre>
+ *
+ * Any window length, up to 8 windows in one atomic call (slide), or fixed or gcra; a cost per
+ * request. Each route counts under its own key ({@code prefix + routeId + ":" + key}), so two
+ * routes never share or overwrite each other's limits. Every response gets the draft-11
+ * fields, a rejection Retry-After too. When Redis fails the request is answered 503 (fail
+ * closed), or let through with {@code fail-open: true}; either way it is logged and counted.
+ * A route's bad configuration stops the application's start.
+ */
+public class WinlimitRateLimiter extends AbstractRateLimiter<WinlimitRateLimiter.Config> {
+    /** The prefix of this limiter's arguments in a route's filter. */
+    public static final String CONFIGURATION_PROPERTY_NAME = "winlimit-rate-limiter";
+
+    private final RequestGuard guard;
+    private final Map<String, RatePolicy> policies = new ConcurrentHashMap<>();
+
+    public WinlimitRateLimiter(AsyncLimiter limiter, RequestGuard guard, ConfigurationService configurationService) {
+        super(Config.class, CONFIGURATION_PROPERTY_NAME, configurationService);
+        limiter.reactive(); // IllegalStateException, with the reason, for a blocking client (Jedis)
+        this.guard = guard;
+    }
+
+    @Override
+    public void onApplicationEvent(FilterArgsEvent event) {
+        super.onApplicationEvent(event);
+        Config config = getConfig().get(event.getRouteId());
+        if (config != null) {
+            policies.put(event.getRouteId(), config.policy(event.getRouteId()));
+        }
+    }
+
+    @Override
+    public Mono<Response> isAllowed(String routeId, String id) {
+        return Mono.defer(() -> {
+            RatePolicy policy = policy(routeId);
+            // Called on a thread that may wait for a connection; answered on Reactor's, not Redis's.
+            return Mono.fromFuture(() -> guard.decide(policy, routeId + ":" + id))
+                    .subscribeOn(Schedulers.boundedElastic()).publishOn(Schedulers.parallel()).flatMap(this::response);
+        });
+    }
+
+    /** The route's policy: bound from its arguments, or set on {@link #getConfig()} by the Java DSL. */
+    private RatePolicy policy(String routeId) {
+        return policies.computeIfAbsent(routeId, id -> {
+            Config config = getConfig().get(id);
+            if (config == null) {
+                throw new IllegalStateException("route " + id + " has no " + CONFIGURATION_PROPERTY_NAME
+                        + ".* arguments: give its RequestRateLimiter filter at least one window");
+            }
+            return config.policy(id);
+        });
+    }
+
+    private Mono<Response> response(Verdict verdict) {
+        if (verdict.unavailable()) {
+            return Mono.error(new ResponseStatusException(HttpStatus.SERVICE_UNAVAILABLE, "rate limiter unavailable"));
+        }
+        return Mono.just(new Response(!verdict.rejected(), verdict.headers()));
+    }
+
+    /** One route's settings, bound from its filter's arguments and checked as they are. */
+    public static class Config {
+        private Algorithm algorithm = Algorithm.SLIDE;
+        private List<PolicyProperties.WindowProperties> windows = new ArrayList<>();
+        private long cost = 1;
+        private Long burst;
+        private Duration bucket;
+        private boolean align;
+        private boolean failOpen;
+        private boolean shadow;
+        private String name;
+
+        /** The route's policy; IllegalArgumentException naming the bad argument. */
+        RatePolicy policy(String routeId) {
+            PolicyProperties p = new PolicyProperties();
+            p.setAlgorithm(algorithm);
+            p.setWindows(windows);
+            p.setCost(cost);
+            p.setBurst(burst);
+            p.setBucket(bucket);
+            p.setAlign(align);
+            p.setFailOpen(failOpen);
+            p.setShadow(shadow);
+            p.setName(name);
+            try {
+                return RatePolicy.of(routeId, p);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("route " + routeId + ": " + e.getMessage()
+                        .replace("winlimit.policies." + routeId + ".", CONFIGURATION_PROPERTY_NAME + "."), e);
+            }
+        }
+
+        public Algorithm getAlgorithm() {
+            return algorithm;
+        }
+
+        public Config setAlgorithm(Algorithm algorithm) {
+            this.algorithm = algorithm;
+            return this;
+        }
+
+        public List<PolicyProperties.WindowProperties> getWindows() {
+            return windows;
+        }
+
+        public Config setWindows(List<PolicyProperties.WindowProperties> windows) {
+            this.windows = windows;
+            return this;
+        }
+
+        /** A window of {@code limit} per {@code window}, for routes written in the Java DSL. */
+        public Config window(Duration window, long limit) {
+            PolicyProperties.WindowProperties w = new PolicyProperties.WindowProperties();
+            w.setWindow(window);
+            w.setLimit(limit);
+            windows.add(w);
+            return this;
+        }
+
+        public long getCost() {
+            return cost;
+        }
+
+        public Config setCost(long cost) {
+            this.cost = cost;
+            return this;
+        }
+
+        public Long getBurst() {
+            return burst;
+        }
+
+        public Config setBurst(Long burst) {
+            this.burst = burst;
+            return this;
+        }
+
+        public Duration getBucket() {
+            return bucket;
+        }
+
+        public Config setBucket(Duration bucket) {
+            this.bucket = bucket;
+            return this;
+        }
+
+        public boolean isAlign() {
+            return align;
+        }
+
+        public Config setAlign(boolean align) {
+            this.align = align;
+            return this;
+        }
+
+        public boolean isFailOpen() {
+            return failOpen;
+        }
+
+        public Config setFailOpen(boolean failOpen) {
+            this.failOpen = failOpen;
+            return this;
+        }
+
+        public boolean isShadow() {
+            return shadow;
+        }
+
+        public Config setShadow(boolean shadow) {
+            this.shadow = shadow;
+            return this;
+        }
+
+        public String getName() {
+            return name;
+        }
+
+        public Config setName(String name) {
+            this.name = name;
+            return this;
+        }
+    }
+}
