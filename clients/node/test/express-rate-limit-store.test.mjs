@@ -3,6 +3,7 @@
 // prefix and localKeys, called directly over a real redis-server.
 
 import assert from "node:assert/strict";
+import { createRequire } from "node:module";
 import { describe, test } from "node:test";
 import { rateLimit } from "express-rate-limit";
 import { Decision } from "winlimit";
@@ -125,5 +126,27 @@ describe("the Store contract", () => {
   test("the record of a decision that can never be accepted waits a window", () => {
     const never = new Decision({ allowed: false, limit: 0, remaining: 0, retryAfterMs: -1, resetAfterMs: 0 });
     assert.deepEqual(infoOf(never, 1_000, W), { totalHits: 1, resetTime: new Date(1_000 + W) });
+  });
+});
+
+describe("the rejections awaiting their decrement", () => {
+  // The store's internal bookkeeping, from the build (it is not part of the package's API).
+  const { PendingRejections } = createRequire(import.meta.url)("../dist/pending-rejections.js");
+
+  test("each rejection skips one decrement of its key, no more, no other key's", () => {
+    const pending = new PendingRejections();
+    const now = Date.now();
+    pending.add("a", now + W);
+    pending.add("a", now + W);
+    assert.deepEqual([pending.take("b", now), pending.take("a", now), pending.take("a", now), pending.take("a", now)], [false, true, true, false]);
+  });
+
+  test("a rejection is forgotten once express-rate-limit would no longer decrement it (its resetTime, and a second's grace)", () => {
+    const pending = new PendingRejections();
+    const now = Date.now();
+    pending.add("a", now + 100);
+    assert.equal(pending.take("a", now + 100 + 1_000), false);
+    pending.add("a", now + 100);
+    assert.equal(pending.take("a", now + 100 + 999), true);
   });
 });
