@@ -12,7 +12,7 @@ LIBRARY_ITESTS := $(addprefix itest-functions-,$(FUNCTION_SERVERS)) $(addprefix 
 # The released module (make dist): linked against glibc 2.17, no debug info.
 RELEASE_SO := $(CURDIR)/target/x86_64-unknown-linux-gnu/dist/libwinlimit.so
 
-.PHONY: all build lua deps servers release-so test unit itest itest-all itest-clients $(addprefix itest-,$(SERVERS)) itest-valkey itest-library $(LIBRARY_ITESTS) itest-client itest-limits lua-clients itest-node node-deps dist itest-dist lint docs run bench bench-breaker bench-instr fuzz clean
+.PHONY: all build lua deps servers release-so test unit itest itest-all itest-clients $(addprefix itest-,$(SERVERS)) itest-valkey itest-library $(LIBRARY_ITESTS) itest-client itest-limits lua-clients itest-node itest-go bench-go node-deps dist itest-dist lint docs run bench bench-breaker bench-instr bench-node-breaker fuzz clean
 
 all: build
 
@@ -35,8 +35,9 @@ test: deps servers unit dist itest-all itest-dist itest-clients
 
 # The clients' suites side by side (each mostly waits on its servers, HTTP round trips and,
 # for limits' own tests, their sleeps).
+CLIENT_ITESTS := itest-client itest-node itest-limits itest-go
 itest-clients:
-	$(MAKE) --no-print-directory -j3 --output-sync=target itest-client itest-node itest-limits
+	$(MAKE) --no-print-directory -j$(words $(CLIENT_ITESTS)) --output-sync=target $(CLIENT_ITESTS)
 
 unit:
 	cargo test --release
@@ -113,6 +114,23 @@ itest-limits: lua-clients
 		$(PY) scripts/limits-tests.py || exit 1; \
 	done
 
+# The Go client (clients/go): go vet, staticcheck (pinned) and go test -race on the module
+# (Redis 7.0), the Functions library (7.0), the scripts (6.2, 6.0), a 3-primary cluster, the
+# shared cases, the redis_rate port, net/http, gRPC and /metrics. The tests start their own
+# servers from .cache on free ports (WINLIMIT_CACHE) and load WINLIMIT_MODULE. -p 1: one
+# package's servers at a time on 2 cores.
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+itest-go bench-go: export WINLIMIT_MODULE ?= $(RELEASE_SO)
+itest-go bench-go: export WINLIMIT_CACHE := $(CURDIR)/.cache
+itest-go bench-go: | release-so
+itest-go: lua-clients
+	scripts/fetch-servers.sh redis-6.0 redis-6.2 redis-7.0
+	cd clients/go && go vet ./... && go run $(STATICCHECK) ./... && go test -race -shuffle=on -count=1 -p 1 ./...
+
+# The Go client's overhead over a bare go-redis call (benchmarks, not a gate).
+bench-go: lua-clients
+	cd clients/go && go test -run '^$$' -bench . -benchmem -count 3 . ./redisrate
+
 # The library built into both clients (scripts/embed-lua.py): the Python package's data and
 # the Node package's src/lua.ts, from lua/winlimit.lua.
 lua-clients:
@@ -120,14 +138,16 @@ lua-clients:
 
 # The lint gate (CI runs it before make test): rustfmt, clippy with every warning an error
 # and every `unsafe` block needing its `// SAFETY:` comment, mypy --strict on the Python
-# client, and ruff (ruff.toml) over the Python client, the tests, scripts/ and bench/.
-# rustup adds rustfmt and clippy when missing.
-lint: deps lua-clients
+# client, ruff (ruff.toml) over the Python client, the tests, scripts/ and bench/, and on the
+# Node client tsc --noEmit and eslint (typescript-eslint; its config is
+# clients/node/eslint.config.mjs). rustup adds rustfmt and clippy when missing.
+lint: deps lua-clients node-deps
 	@command -v rustup >/dev/null 2>&1 && rustup component add rustfmt clippy >/dev/null 2>&1 || true
 	cargo fmt --check
 	cargo clippy --all-targets -- -D warnings -D clippy::undocumented_unsafe_blocks
 	$(PY) -m mypy --strict clients/python/winlimit
 	$(PY) -m ruff check clients/python tests scripts bench
+	cd clients/node && npm run --silent lint
 
 # dist/: the release tarball, the Debian package, the client's wheel and sdist, SHA256SUMS.
 dist: deps
@@ -168,6 +188,13 @@ node-deps:
 		if [ "$$(cat node_modules/.lock.sha256 2>/dev/null)" != "$$want" ]; then \
 			echo "npm ci (clients/node)" && npm ci --no-audit --no-fund --loglevel=error && echo "$$want" > node_modules/.lock.sha256; \
 		fi
+
+# The Node limiter's added latency while Redis hangs or is gone, the circuit breaker open
+# against off (clients/node/bench/breaker.mjs): bench/results/node-breaker.md (~1 min).
+bench-node-breaker: node-deps | release-so
+	scripts/fetch-servers.sh $(NODE_SERVER)
+	cd clients/node && npm run --silent build && WINLIMIT_MODULE=$${WINLIMIT_MODULE:-$(RELEASE_SO)} \
+		WINLIMIT_SERVER_BIN=$(CURDIR)/.cache/$(NODE_SERVER)/bin/server node bench/breaker.mjs
 
 # docs/algorithms.png, drawn from real calls.
 docs: deps build

@@ -3,10 +3,12 @@
 lua/winlimit.lua stays the one source of truth:
 
 - clients/python/winlimit/lua/winlimit.lua and winlimit-script.lua (package data);
-- clients/node/src/lua.ts (the same two texts and the version, compiled into dist/).
+- clients/node/src/lua.ts (the same two texts and the version, compiled into dist/);
+- clients/go/winlimit.lua (the library, which //go:embed builds into the Go package; committed,
+  as `go get` builds from the module's files, and the script form is derived in Go).
 
 The script form is made by scripts/build-lua.py's `script_from`, the one way the repository
-derives it. The outputs are not committed (.gitignore); `make`'s client targets, the Node
+derives it. The Python and Node outputs are not committed (.gitignore); `make`'s client targets, the Node
 package's build and scripts/make-dist.sh run this first, and the clients' tests check the
 copies equal lua/.
 
@@ -21,6 +23,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SOURCE = os.path.join(REPO, "lua", "winlimit.lua")
 PYTHON_DIR = os.path.join(REPO, "clients", "python", "winlimit", "lua")
 NODE_FILE = os.path.join(REPO, "clients", "node", "src", "lua.ts")
+GO_FILE = os.path.join(REPO, "clients", "go", "winlimit.lua")
 
 
 def _script_from():
@@ -71,6 +74,7 @@ def main() -> None:
     _write(os.path.join(PYTHON_DIR, "winlimit.lua"), library)
     _write(os.path.join(PYTHON_DIR, "winlimit-script.lua"), script)
     _write(NODE_FILE, node_module(library, script))
+    _write(GO_FILE, library)
 
 
 if __name__ == "__main__":

@@ -77,7 +77,7 @@ export class Backends {
     private readonly channel: Channel,
     client: object,
   ) {
-    this.nodes = KNOWN.get(client) ?? new Map();
+    this.nodes = KNOWN.get(client) ?? new Map<string, Node>();
     KNOWN.set(client, this.nodes);
   }
 
@@ -127,7 +127,7 @@ export class Backends {
       if (has(error, "noperm")) throw missing(error, "+command|info", 'backend "auto" asks COMMAND INFO, which');
       throw wrapped(error);
     }
-    const [module, fcall] = Array.isArray(reply) ? reply : [];
+    const [module, fcall] = Array.isArray(reply) ? (reply as unknown[]) : [];
     return module ? "module" : fcall ? "functions" : "scripts";
   }
 
@@ -182,7 +182,7 @@ export class Backends {
   }
 
   private async evalsha(call: Call): Promise<unknown> {
-    const args = ["EVALSHA", SCRIPT_SHA, "1", call.args[1]!, functionName(call), ...call.args.slice(2)];
+    const args = ["EVALSHA", SCRIPT_SHA, "1", call.args[1], functionName(call), ...call.args.slice(2)];
     try {
       return await this.channel.send(call.key, call.readonly, args);
     } catch (error) {

@@ -6,6 +6,10 @@
 import type { Key } from "./commands";
 import { slotOf } from "./slot";
 
+// The clients' own parameter types (RedisArgument, CommandOptions, ...) are not imported, so
+// these signatures take `any` where an application's client must still be assignable.
+/* eslint-disable @typescript-eslint/no-explicit-any */
+
 /** node-redis (v4 or later): `createClient()`. */
 export interface NodeRedisClient {
   sendCommand(args: any[], options?: any): Promise<unknown>;
@@ -21,6 +25,7 @@ export interface NodeRedisCluster {
 export interface IoRedisClient {
   call(command: string, ...args: any[]): Promise<unknown>;
 }
+/* eslint-enable @typescript-eslint/no-explicit-any */
 
 /** Any client the limiter accepts. */
 export type RedisClient = NodeRedisClient | NodeRedisCluster | IoRedisClient;

@@ -179,7 +179,7 @@ export function slide(defaultName: string, key: unknown, windows: unknown, ...re
   if (options.bucket !== undefined) args.push("BUCKET", integer("bucket", options.bucket));
   const policies =
     pairs.length === 1
-      ? [{ name, quota: pairs[0]![1], windowMs: pairs[0]![0] }]
+      ? [{ name, quota: pairs[0][1], windowMs: pairs[0][0] }]
       : pairs.map(([w, lim]) => ({ name: `${name}-${windowLabel(w)}`, quota: lim, windowMs: w }));
   return { args, key: key as Key, readonly: peek, refund: options.refund !== undefined, policies, options };
 }

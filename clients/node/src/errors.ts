@@ -47,3 +47,24 @@ export class MissingPermission extends RedisCallError {
     this.name = "MissingPermission";
   }
 }
+
+/** No answer from Redis within the limiter's `timeoutMs`. */
+export class CallTimedOut extends RedisCallError {
+  constructor(timeoutMs: number) {
+    super(`no answer from Redis within ${timeoutMs} ms`);
+    this.name = "CallTimedOut";
+  }
+}
+
+/** The limiter's circuit breaker is open (Redis failed): nothing was sent. Rejected at once,
+ * by a limiter without a fallback, until the breaker's next probe. */
+export class BreakerOpen extends RedisCallError {
+  constructor(
+    message: string,
+    /** When the breaker's open period ends, in ms from now (0 while its probe runs). */
+    readonly retryInMs: number,
+  ) {
+    super(message);
+    this.name = "BreakerOpen";
+  }
+}

@@ -11,6 +11,7 @@
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Guard, RateLimitOptions } from "./guard";
+import { DEFAULT_IPV6_SUBNET, ipKey } from "./keys";
 import { FIELDS, fieldsOn, merged } from "./styles";
 
 export type { Check, Handler, KeyFunction, Logger, RateLimitOptions } from "./guard";
@@ -25,9 +26,15 @@ export type Middleware<Req, Res extends ServerResponse = ServerResponse> = ((req
   readonly shadowRejections: number;
 };
 
-/** The client's address, Express's `req.ip` (behind a proxy, set Express's `trust proxy`, or
- * pass a `key` of your own); the default key is it as `ipKey` makes it. */
-export function remoteAddress(request: ExpressLikeRequest): string | undefined {
+/** The default key: the client's address, Express's `req.ip` (behind a proxy, set Express's
+ * `trust proxy`, or pass a `key` of your own), an IPv6 one as its network of `ipv6Subnet`
+ * bits (default 64), as `ipKey` makes it; for keys of your own (`"user:" + remoteAddress(req)`). */
+export function remoteAddress(request: ExpressLikeRequest, ipv6Subnet: number = DEFAULT_IPV6_SUBNET): string | undefined {
+  const address = clientAddress(request);
+  return address === undefined ? undefined : ipKey(address, ipv6Subnet);
+}
+
+function clientAddress(request: ExpressLikeRequest): string | undefined {
   return request.ip ?? request.socket?.remoteAddress;
 }
 
@@ -35,7 +42,7 @@ export function remoteAddress(request: ExpressLikeRequest): string | undefined {
 export function rateLimit<Req extends IncomingMessage = ExpressLikeRequest, Res extends ServerResponse = ServerResponse>(
   options: RateLimitOptions<Req, Res>,
 ): Middleware<Req, Res> {
-  const guard = new Guard<Req, Res>(options, remoteAddress as (request: Req) => string | undefined);
+  const guard = new Guard<Req, Res>(options, clientAddress);
   const middleware = (request: Req, response: Res, next: (error?: unknown) => void): void => {
     guard.decide(request).then((outcome) => {
       if (outcome.kind === "unavailable") return answer(response, 503, "rate limiter unavailable");

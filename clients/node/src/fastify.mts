@@ -1,3 +1,3 @@
 // The ES module entry of winlimit/fastify: the CommonJS build re-exported.
-export { winlimitHook, winlimitPlugin } from "./fastify.js";
+export { remoteAddress, winlimitHook, winlimitPlugin } from "./fastify.js";
 export type * from "./fastify.js";

@@ -12,6 +12,7 @@
 
 import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from "fastify";
 import { Guard, RateLimitOptions } from "./guard";
+import { DEFAULT_IPV6_SUBNET, ipKey } from "./keys";
 import { FIELDS, fieldsOn, merged } from "./styles";
 
 export type { Check, Handler, KeyFunction, Logger, RateLimitOptions } from "./guard";
@@ -25,6 +26,13 @@ export type WinlimitPluginOptions = RateLimitOptions<FastifyRequest, FastifyRepl
 export type WinlimitHook = ((request: FastifyRequest, reply: FastifyReply) => Promise<unknown>) & {
   readonly shadowRejections: number;
 };
+
+/** The default key: the client's address, Fastify's `request.ip` (behind a proxy, set
+ * Fastify's `trustProxy`), an IPv6 one as its network of `ipv6Subnet` bits (default 64), as
+ * `ipKey` makes it; for keys of your own (`"user:" + remoteAddress(request)`). */
+export function remoteAddress(request: FastifyRequest, ipv6Subnet: number = DEFAULT_IPV6_SUBNET): string {
+  return ipKey(request.ip, ipv6Subnet);
+}
 
 /** The hook that limits each request. */
 export function winlimitHook(options: WinlimitPluginOptions): WinlimitHook {

@@ -5,7 +5,7 @@
 
 import type { ServerResponse } from "node:http";
 import type { Decision } from "./decision";
-import { RedisCallError } from "./errors";
+import { BreakerOpen, RedisCallError } from "./errors";
 import type { Limiter } from "./limiter";
 import type { MemoryLimiter } from "./memory";
 import { decided, MetricsSink } from "./counting";
@@ -15,7 +15,9 @@ import { ShadowLog } from "./shadow";
 import { checkStyle, DEFAULT_STYLE, fields, HeaderStyle } from "./styles";
 
 /** `check(limiter, key, request)`: the call that decides, e.g. `(l, key) => l.gcra(key, 60_000, 100)`;
- * the request lets limits depend on it (a paid tier, say). */
+ * the request lets limits depend on it (a paid tier, say). `any` by default, so a check typed
+ * for the framework's own request type is accepted. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Check<Req = any> = (limiter: Limiter, key: string, request: Req) => Promise<Decision>;
 
 /** `key(request)`: whose limit the request counts against (may be async); `undefined` or
@@ -174,12 +176,13 @@ export class Guard<Req, Res = unknown> {
       const fallback = this.options.fallback;
       if (fallback === undefined) return this.failed(fullKey, error);
       this.redisFailed(error);
-      // The fallback has the limiter's methods: the same check runs on it, without the
-      // counting's refunds and blockMs, so it counts every request.
-      limiter = fallback as unknown as Limiter;
-      return this.judged(fullKey, await this.options.check(limiter, fullKey, request), undefined, limiter);
+      // The fallback has the limiter's methods: the same check runs on it, through the same
+      // counting (its refunds and blockMs), so it decides as Redis would.
+      limiter = this.counting.recorder(fallback as unknown as Limiter);
+      const asked = performance.now();
+      return this.judged(fullKey, await this.options.check(limiter, fullKey, request), asked, limiter);
     }
-    if (this.redisDown) {
+    if (this.redisDown && this.options.limiter.breaker?.enabled !== true) {
       this.redisDown = false;
       this.logger("winlimit: Redis answers again: deciding by Redis", "info");
     }
@@ -189,7 +192,8 @@ export class Guard<Req, Res = unknown> {
   /** The first failure of an outage is warned about; the rest of it is quiet (one line per
    * request would flood). */
   private redisFailed(error: RedisCallError | CheckTimedOut): void {
-    if (this.redisDown) return;
+    // The limiter's breaker warns once per outage itself (and says when Redis is back).
+    if (this.redisDown || this.options.limiter.breaker?.enabled === true) return;
     this.redisDown = true;
     const cause = error.cause instanceof Error ? error.cause : error;
     this.logger(
@@ -217,6 +221,8 @@ export class Guard<Req, Res = unknown> {
   failed(key: string, error: RedisCallError | CheckTimedOut): Outcome {
     this.options.metrics?.failed(this.options.limiter.name);
     const failOpen = this.options.failOpen === true;
+    // The breaker said so when it opened: one line per request would flood.
+    if (error instanceof BreakerOpen) return { kind: failOpen ? "unlimited" : "unavailable" };
     const cause = error.cause instanceof Error ? error.cause : error;
     this.logger(
       `winlimit: rate limit check for ${JSON.stringify(key)} failed, failing ${failOpen ? "open" : "closed"}: ` +

@@ -9,12 +9,14 @@
  */
 
 export { Limiter } from "./limiter";
-export type { LimiterOptions } from "./limiter";
+export type { BreakerStatus, LimiterOptions } from "./limiter";
 export { MemoryLimiter } from "./memory";
 export type { MemoryLimiterOptions } from "./memory";
 export { Decision } from "./decision";
 export type { DecisionFields, Policy } from "./decision";
-export { MissingPermission, ModuleNotLoaded, RedisCallError } from "./errors";
+export { BreakerOpen, CallTimedOut, MissingPermission, ModuleNotLoaded, RedisCallError } from "./errors";
+export type { BreakerOptions } from "./breaker";
+export type { BreakerLogger } from "./breakers";
 export type { Backend, BackendChoice } from "./backend";
 export { ipKey } from "./keys";
 export type { HeaderStyle } from "./styles";

@@ -23,11 +23,11 @@ export function checkSubnet(ipv6Subnet: unknown): number {
  * address for 128; anything that is not an IP address, unchanged. */
 export function ipKey(address: string, ipv6Subnet: number = DEFAULT_IPV6_SUBNET): string {
   checkSubnet(ipv6Subnet);
-  const bare = address.split("%")[0]!; // a zone (fe80::1%eth0) names no other host
+  const bare = address.split("%")[0]; // a zone (fe80::1%eth0) names no other host
   if (isIPv4(address) || !isIPv6(bare)) return address;
   const groups = hextets(bare);
   if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff) {
-    return `${groups[6]! >> 8}.${groups[6]! & 0xff}.${groups[7]! >> 8}.${groups[7]! & 0xff}`;
+    return `${groups[6] >> 8}.${groups[6] & 0xff}.${groups[7] >> 8}.${groups[7] & 0xff}`;
   }
   if (ipv6Subnet === 128) return compressed(groups);
   const masked = groups.map((g, i) => {
@@ -44,7 +44,7 @@ function hextets(address: string): number[] {
     !part ? [] : part.split(":").flatMap((g) => (g.includes(".") ? fromIPv4(g) : [parseInt(g, 16)]));
   const left = parse(head);
   const right = parse(tail);
-  return [...left, ...Array(8 - left.length - right.length).fill(0), ...right];
+  return [...left, ...new Array<number>(8 - left.length - right.length).fill(0), ...right];
 }
 
 function fromIPv4(dotted: string): number[] {

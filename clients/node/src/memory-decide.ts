@@ -42,7 +42,7 @@ interface Pair {
  * accepted, the least remaining; a cost above a limit, the longest such; else the pair whose
  * room comes last. */
 function bind(pairs: Pair[], allowed: boolean): Reply {
-  let pair = pairs[0]!;
+  let pair = pairs[0];
   for (const p of pairs) {
     if (allowed ? p.remaining <= pair.remaining : pairs.some((q) => q.waitMs === NEVER) ? p.waitMs === NEVER : p.waitMs >= pair.waitMs) {
       pair = p;
@@ -88,7 +88,7 @@ export class Log {
   blockedUntil: number | undefined;
 
   decide(now: number, request: SlideRequest, peek: boolean): Reply {
-    const largest = request.windows[request.windows.length - 1]![0];
+    const largest = request.windows[request.windows.length - 1][0];
     // Units that left the largest window count nowhere: drop them.
     this.times = this.times.filter((t) => t > now - largest);
     const blocked = inForce(this.blockedUntil, now);
@@ -103,7 +103,7 @@ export class Log {
     const pairs = request.windows.map(([w, limit]) => {
       const counted = this.times.filter((t) => t > now - w).length;
       // Room comes once the unit `limit - cost` places from the newest leaves.
-      const wait = waitFor(cost, limit, counted, () => this.times[this.times.length - 1 - (limit - cost)]! + w - now);
+      const wait = waitFor(cost, limit, counted, () => this.times[this.times.length - 1 - (limit - cost)] + w - now);
       return { windowMs: w, limit, remaining: remainingOf(limit, counted), waitMs: wait, resetAfterMs: 0 };
     });
     const allowed = pairs.every((p) => p.waitMs === 0);
@@ -116,7 +116,7 @@ export class Log {
     if (records) {
       for (let i = 0; i < cost; i++) this.times.push(now);
       this.times.sort((a, b) => a - b);
-      this.expiresAt = this.times[this.times.length - 1]! + largest;
+      this.expiresAt = this.times[this.times.length - 1] + largest;
     }
     return startBlock(this, reply, now, request.extras.blockMs, peek);
   }
@@ -139,7 +139,7 @@ export class Buckets {
   decide(now: number, request: SlideRequest, peek: boolean): Reply {
     const b = this.bucketMs;
     if (request.bucketMs !== b) throw error(`BUCKET ${request.bucketMs} differs from the BUCKET ${b} this key was written with`);
-    const largest = request.windows[request.windows.length - 1]![0];
+    const largest = request.windows[request.windows.length - 1][0];
     const first = this.firstCounted(now, largest);
     for (const s of [...this.units.keys()]) if (s < first) this.units.delete(s);
     const blocked = inForce(this.blockedUntil, now);

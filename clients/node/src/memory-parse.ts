@@ -141,15 +141,15 @@ class Options {
 /** The `window_ms limit` pairs at the front, shortest first, and the options after. */
 function windows(args: readonly string[], boundFor: (options: string[]) => number): [Pairs, string[]] {
   if (args.length < 2) throw error(`window_ms must be an integer between 1 and ${MAX}`);
-  const raw: [number, string][] = [[ranged(args[0]!, "window_ms", 1, MAX), args[1]!]];
+  const raw: [number, string][] = [[ranged(args[0], "window_ms", 1, MAX), args[1]]];
   let rest = args.slice(2);
   const tooMany = () => error(`at most ${MAX_WINDOWS} window_ms limit pairs are allowed`);
   while (rest.length > 0) {
     if (raw.length > MAX_WINDOWS) throw tooMany();
-    if (!looksLikeInteger(rest[0]!)) break;
-    const window = ranged(rest[0]!, "window_ms", 1, MAX);
-    if (rest.length < 2 || !looksLikeInteger(rest[1]!)) throw error(`window_ms ${window} has no limit after it`);
-    raw.push([window, rest[1]!]);
+    if (!looksLikeInteger(rest[0])) break;
+    const window = ranged(rest[0], "window_ms", 1, MAX);
+    if (rest.length < 2 || !looksLikeInteger(rest[1])) throw error(`window_ms ${window} has no limit after it`);
+    raw.push([window, rest[1]]);
     rest = rest.slice(2);
   }
   if (raw.length > MAX_WINDOWS) throw tooMany();
@@ -179,8 +179,8 @@ export function slide(args: readonly string[], maxLimit = DEFAULT_MAX_LIMIT): Sl
 }
 
 function bucketMs(word: string, pairs: Pairs): number {
-  const smallest = pairs[0]![0];
-  const largest = pairs[pairs.length - 1]![0];
+  const smallest = pairs[0][0];
+  const largest = pairs[pairs.length - 1][0];
   const value = parseInt64(word);
   if (value !== undefined && value >= 1 && value <= smallest && Math.ceil(largest / value) <= MAX_BUCKETS_PER_WINDOW) {
     return value;
@@ -198,7 +198,7 @@ function bucketMs(word: string, pairs: Pairs): number {
 export function fixed(args: readonly string[]): FixedRequest {
   const [pairs, rest] = windows(args, () => MAX);
   if (pairs.length > 1) throw error("WINLIMIT.FIXED takes one window_ms limit pair");
-  const request: FixedRequest = { windowMs: pairs[0]![0], limit: pairs[0]![1], cost: 1, align: false, extras: {} };
+  const request: FixedRequest = { windowMs: pairs[0][0], limit: pairs[0][1], cost: 1, align: false, extras: {} };
   const options = new Options(rest);
   for (let word = options.next(); word !== undefined; word = options.next()) {
     if (word.toUpperCase() === "COST") request.cost = cost(options.value("COST"));
@@ -215,8 +215,8 @@ export function fixed(args: readonly string[]): FixedRequest {
 /** `period_ms limit [BURST n] [COST n]`. */
 export function gcra(args: readonly string[]): GcraRequest {
   if (args.length < 2) throw error(`period_ms must be an integer between 1 and ${MAX}`);
-  const periodMs = ranged(args[0]!, "period_ms", 1, MAX);
-  const limit = ranged(args[1]!, "limit", 1, MAX);
+  const periodMs = ranged(args[0], "period_ms", 1, MAX);
+  const limit = ranged(args[1], "limit", 1, MAX);
   let burstWord: string | undefined;
   let units = 1;
   const options = new Options(args.slice(2));

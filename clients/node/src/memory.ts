@@ -90,10 +90,16 @@ export class MemoryLimiter extends CommandMethods {
   protected async once(call: Call): Promise<Decision> {
     const cached = this.cache?.answer(call);
     if (cached !== undefined) return decided(this.metrics, cached);
+    const started = performance.now();
     const reply = this.executeCommand(call.args.map(String));
     const decision = Decision.fromReply(reply, call.policies, "memory");
     this.cache?.remember(call, decision);
-    return decided(this.metrics, decision);
+    return decided(this.metrics, decision, started);
+  }
+
+  /** Answers `call` (a Limiter's, whose breaker is open or whose Redis failed) here. */
+  decideCall(call: Call): Promise<Decision> {
+    return this.once(call);
   }
 
   /** Answers one WINLIMIT command line (`["WINLIMIT.SLIDE", key, "1000", "3"]`) at the
@@ -161,7 +167,7 @@ function decide(state: State, now: number, words: string[], peek: boolean, maxLi
 function newState(base: string, words: string[]): State {
   if (base === "WINLIMIT.SLIDE") {
     const at = words.findIndex((w, i) => w.toUpperCase() === "BUCKET" && i + 1 < words.length);
-    const bucket = at < 0 ? undefined : parse.parseInt64(words[at + 1]!);
+    const bucket = at < 0 ? undefined : parse.parseInt64(words[at + 1]);
     return bucket === undefined ? new Log() : new Buckets(bucket);
   }
   if (base === "WINLIMIT.FIXED") return new Counter();

@@ -8,8 +8,14 @@
  * - `winlimit_decisions_total{policy, outcome}`: outcome is `allowed`, `rejected`,
  *   `shadow_rejected`, `cached` (a rejection answered from the limiter's cache), `fallback` or
  *   `error` (Redis failed: no decision);
- * - `winlimit_call_seconds{backend}`: the time of each call to Redis (`backend="redis"`);
- * - `winlimit_lowest_remaining{policy}`: the lowest `remaining` seen since the last scrape.
+ * - `winlimit_call_seconds{backend}`: the time of each decision, `backend="redis"`, or
+ *   `"memory"` for a fallback's;
+ * - `winlimit_lowest_remaining{policy}`: the lowest `remaining` seen since the last scrape;
+ * - `winlimit_decisions_by_source_total{policy, source}`: source `redis`, or `memory` for a
+ *   fallback's decision;
+ * - `winlimit_breaker_state{limiter}`: the limiter's circuit breaker, 0 closed, 1 half-open,
+ *   2 open (on a cluster, its worst node's); `limiter` is the limiter's name;
+ * - `winlimit_breaker_transitions_total{limiter, to, cause}`: its changes of state.
  *
  * Labels are bounded: `policy` is the binding policy's name, never a key. Pass the metrics to
  * the limiter or to the middleware, not both, or each request is counted twice.
@@ -26,6 +32,9 @@ export class Metrics implements MetricsSink {
   readonly decisions: Counter<"policy" | "outcome">;
   readonly callSeconds: Histogram<"backend">;
   readonly lowestRemaining: Gauge<"policy">;
+  readonly bySource: Counter<"policy" | "source">;
+  readonly breaker: Gauge<"limiter">;
+  readonly breakerTransitions: Counter<"limiter" | "to" | "cause">;
   private lowest = new Map<string, number>();
 
   constructor({ registry = register }: { registry?: Registry } = {}) {
@@ -39,6 +48,24 @@ export class Metrics implements MetricsSink {
       name: "winlimit_call_seconds",
       help: "The time of each call to the backend",
       labelNames: ["backend"],
+      registers: [registry],
+    });
+    this.bySource = new Counter({
+      name: "winlimit_decisions_by_source_total",
+      help: "Rate-limit decisions by policy and source: redis, or memory (the fallback)",
+      labelNames: ["policy", "source"],
+      registers: [registry],
+    });
+    this.breaker = new Gauge({
+      name: "winlimit_breaker_state",
+      help: "The limiter's circuit breaker: 0 closed, 1 half-open, 2 open",
+      labelNames: ["limiter"],
+      registers: [registry],
+    });
+    this.breakerTransitions = new Counter({
+      name: "winlimit_breaker_transitions_total",
+      help: "The circuit breaker's changes of state, by the state changed to and the cause",
+      labelNames: ["limiter", "to", "cause"],
       registers: [registry],
     });
     const lowest = () => {
@@ -64,6 +91,7 @@ export class Metrics implements MetricsSink {
     const outcome =
       decision.backend === "memory" ? "fallback" : decision.allowed ? "allowed" : shadow ? "shadow_rejected" : decision.cached ? "cached" : "rejected";
     this.decisions.inc({ policy, outcome });
+    this.bySource.inc({ policy, source: decision.backend === "memory" ? "memory" : "redis" });
     const seen = this.lowest.get(policy);
     if (seen === undefined || decision.remaining < seen) this.lowest.set(policy, decision.remaining);
   }
@@ -74,5 +102,13 @@ export class Metrics implements MetricsSink {
 
   timed(seconds: number, backend = "redis"): void {
     this.callSeconds.observe({ backend }, seconds);
+  }
+
+  breakerState(limiter: string, state: number): void {
+    this.breaker.set({ limiter }, state);
+  }
+
+  breakerTransition(limiter: string, to: string, cause: string): void {
+    this.breakerTransitions.inc({ limiter, to, cause });
   }
 }

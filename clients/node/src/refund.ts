@@ -99,7 +99,7 @@ export class Counting {
     }
     this.count = (count as Count | undefined) ?? "all";
     this.isFailure = (isFailure as IsFailure | undefined) ?? statusFailed;
-    this.blockMs = blockMs as number | undefined;
+    this.blockMs = blockMs;
   }
 
   /** The limiter as the check sees it: itself when nothing is to be refunded or added. */
@@ -122,12 +122,14 @@ export class Counting {
   settleOn(response: ServerResponse, decision: Decision, limiter: Limiter, onError: (error: unknown) => void): void {
     if (!decision.allowed || !((limiter as unknown) instanceof Recorder)) return;
     const recorder = limiter as unknown as Recorder;
+    // Put back as it was and applied to `response` below, so it needs no binding.
+    // eslint-disable-next-line @typescript-eslint/unbound-method
     const end = response.end;
     const refunding = (...args: unknown[]): ServerResponse => {
       response.end = end;
       const due = this.refunds(response.statusCode) ? recorder.refunds() : [];
       if (due.length === 0) return (end as (...a: unknown[]) => ServerResponse).apply(response, args);
-      Promise.all(due.map((refund) => Promise.resolve().then(refund).catch(onError))).finally(() =>
+      void Promise.all(due.map((refund) => Promise.resolve().then(refund).catch(onError))).finally(() =>
         (end as (...a: unknown[]) => ServerResponse).apply(response, args),
       );
       return response;

@@ -15,7 +15,7 @@ const TABLE = (() => {
 
 function crc16(bytes: Uint8Array): number {
   let crc = 0;
-  for (const byte of bytes) crc = ((crc << 8) & 0xffff) ^ TABLE[((crc >> 8) ^ byte) & 0xff]!;
+  for (const byte of bytes) crc = ((crc << 8) & 0xffff) ^ TABLE[((crc >> 8) ^ byte) & 0xff];
   return crc;
 }
 

@@ -27,7 +27,7 @@ export function fields(decision: Decision, style: HeaderStyle, nowMs: number = D
   const draft11 = decision.headers();
   let out: Record<string, string> = {};
   if (style === "draft-11") {
-    out = { "RateLimit-Policy": draft11["RateLimit-Policy"]!, RateLimit: draft11["RateLimit"]! };
+    out = { "RateLimit-Policy": draft11["RateLimit-Policy"], RateLimit: draft11["RateLimit"] };
   } else if (style !== null) {
     const policy = decision.policy!; // headers() threw otherwise
     const rejectedForNow = !decision.allowed && decision.retryAfterMs > 0;
@@ -56,7 +56,7 @@ export function merged(on: Record<string, string>, added: Record<string, string>
   let out: Record<string, string>;
   if (style === "draft-11") {
     out = {};
-    for (const name of ["RateLimit-Policy", "RateLimit"]) out[name] = name in on ? `${on[name]}, ${added[name]}` : added[name]!;
+    for (const name of ["RateLimit-Policy", "RateLimit"]) out[name] = name in on ? `${on[name]}, ${added[name]}` : added[name];
   } else {
     const kept = style !== null && remaining(added, style) < remaining(on, style) ? added : on;
     out = Object.fromEntries(Object.entries(kept).filter(([name]) => FIELDS.includes(name) && name !== "Retry-After"));
@@ -77,7 +77,7 @@ export function fieldsOn(get: (name: string) => unknown): Record<string, string>
   const out: Record<string, string> = {};
   for (const name of FIELDS) {
     const value = get(name);
-    if (value !== undefined && value !== null) out[name] = Array.isArray(value) ? value.join(", ") : String(value);
+    if (value !== undefined && value !== null) out[name] = Array.isArray(value) ? value.join(", ") : `${value as string | number}`;
   }
   return out;
 }

@@ -55,17 +55,24 @@ for (const style of SPEC.bad_styles) {
 const twiceAMinute = (l, key) => l.fixed(key, W, 2);
 const rateLimitFields = (response) => Object.fromEntries(FIELDS.filter((n) => response.headers.has(n)).map((n) => [n, response.headers.get(n)]));
 
-/** `count` GETs, each with the wall clock in ms just before and after it. */
+/** `count` GETs, each with the wall clock in ms just before and after it. A field's reset is
+ * whole seconds rounded up, so a run that spans a second or more (a loaded machine) shows one
+ * less: it is run again, on an empty Redis, until one fits in a second. */
 async function requests(framework, options, count) {
-  return withApp(framework, { limiter: ctx.limiter, check: twiceAMinute, ...options }, async (get) => {
-    const out = [];
-    for (let i = 0; i < count; i++) {
-      const before = Date.now();
-      const response = await get();
-      out.push([before, response, Date.now()]);
-    }
-    return out;
-  });
+  for (let tries = 0; tries < 20; tries++) {
+    await ctx.admin.sendCommand(["FLUSHALL"]);
+    const out = await withApp(framework, { limiter: ctx.limiter, check: twiceAMinute, ...options }, async (get) => {
+      const sent = [];
+      for (let i = 0; i < count; i++) {
+        const before = Date.now();
+        const response = await get();
+        sent.push([before, response, Date.now()]);
+      }
+      return sent;
+    });
+    if (out.at(-1)[2] - out[0][0] < 1000) return out;
+  }
+  throw new Error(`no run of ${count} requests took under a second in 20 tries`);
 }
 
 /** An app limited by two middlewares (Express) or hooks (Fastify); one GET's response. */

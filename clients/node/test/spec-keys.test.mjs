@@ -6,8 +6,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { ipKey } from "winlimit";
-import { rateLimit } from "winlimit/express";
-import { winlimitHook } from "winlimit/fastify";
+import { rateLimit, remoteAddress as expressAddress } from "winlimit/express";
+import { remoteAddress as fastifyAddress, winlimitHook } from "winlimit/fastify";
 import { FRAMEWORKS, withApp } from "./support/apps.mjs";
 import { redisForFile } from "./support/fixture.mjs";
 import { load } from "./support/spec.mjs";
@@ -21,6 +21,20 @@ for (const c of SPEC.cases) {
     assert.equal(ipKey(c.address, c.ipv6_subnet), c.key);
   });
 }
+
+for (const c of SPEC.cases) {
+  test(`the exported default key functions give the shared key: ${c.address}/${c.ipv6_subnet}`, () => {
+    // Express's req.ip, else the socket's address; Fastify's request.ip.
+    assert.equal(expressAddress({ ip: c.address }, c.ipv6_subnet), c.key);
+    assert.equal(expressAddress({ socket: { remoteAddress: c.address } }, c.ipv6_subnet), c.key);
+    assert.equal(fastifyAddress({ ip: c.address }, c.ipv6_subnet), c.key);
+  });
+}
+
+test("the exported default key functions cut an IPv6 address to its /64 by default", () => {
+  assert.equal(expressAddress({ ip: "2001:db8:1:2:3:4:5:6" }), "2001:db8:1:2::/64");
+  assert.equal(fastifyAddress({ ip: "2001:db8:1:2:3:4:5:6" }), "2001:db8:1:2::/64");
+});
 
 test("the default subnet is 64", () => {
   assert.equal(ipKey("2001:db8:1:2:3:4:5:6"), "2001:db8:1:2::/64");

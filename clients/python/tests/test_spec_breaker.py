@@ -54,7 +54,7 @@ def run_step(breaker, step, tickets, fallback):
 @pytest.mark.parametrize("case", SPEC["cases"], ids=ids(SPEC["cases"]))
 def test_the_breaker_follows_the_shared_case(case):
     clock = Clock()
-    breaker = Breaker(BreakerOptions(**{**SPEC["defaults"], **case["options"]}), "test", clock)
+    breaker = Breaker(BreakerOptions(**case["options"]), "test", clock)  # the defaults are the options' own
     heard = []
     breaker.listeners.append(lambda _b, to, cause: heard.append([to, cause]))
     tickets = {}

@@ -10,6 +10,7 @@ import time
 
 import flask
 import pytest
+import redis
 
 import test_asgi
 import test_wsgi
@@ -23,6 +24,7 @@ from shared_spec import build, ids, load
 SPEC = load("header_styles.json")
 STYLES = {"draft-11": "draft-11", "draft-7": "draft-7", "legacy": "legacy", "null": None}
 W = 60_000
+TRIES = 20
 
 
 def decision_of(spec_call):
@@ -66,14 +68,20 @@ def rate_limit_fields(response):
 
 def requests(framework, port, layers, count):
     """`count` GETs on an app limited by `layers` ((check, options) each), with the wall clock
-    in ms just before and after each."""
-    out = []
-    with served(framework, port, layers=layers) as http:
-        for _ in range(count):
-            before = time.time() * 1000
-            response = http.get("/")
-            out.append((before, response, time.time() * 1000))
-    return out
+    in ms just before and after each. A field's reset is whole seconds rounded up, so a run
+    that spans a second or more (a loaded machine) shows one less: it is run again, on an
+    empty Redis, until one fits in a second."""
+    for _ in range(TRIES):
+        redis.Redis(host="127.0.0.1", port=port).flushall()
+        out = []
+        with served(framework, port, layers=layers) as http:
+            for _ in range(count):
+                before = time.time() * 1000
+                response = http.get("/")
+                out.append((before, response, time.time() * 1000))
+        if out[-1][2] - out[0][0] < 1000:
+            return out
+    raise AssertionError(f"no run of {count} requests took under a second in {TRIES} tries")
 
 
 @pytest.mark.parametrize("framework", FRAMEWORKS)

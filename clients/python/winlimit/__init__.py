@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Dict, Optional, Protocol, Tuple
 import redis
 
 from . import _backend, _commands, _counting, _protect
-from ._breaker import DEFAULT_FAILURES, DEFAULT_MAX_OPEN_MS, DEFAULT_OPEN_MS, REFUSE, BreakerOptions, Breakers
+from ._breaker import DEFAULT_FAILURES, DEFAULT_OPEN_MS, REFUSE, BreakerOptions, Breakers
 from ._cache import DEFAULT_SIZE, RejectionCache, forget, lookup, remember
 from ._backend import MissingPermission
 from ._commands import Key, ModuleNotLoaded, Pairs
@@ -77,7 +77,7 @@ class Limiter(SyncMethods):
     A circuit breaker per server (per cluster node) stops calling a Redis that fails: after
     `failures` (3) consecutive failures (a connection error, no answer within `timeout`, or a
     LOADING, BUSY, MASTERDOWN, TRYAGAIN, CLUSTERDOWN or READONLY reply) no call is sent for
-    `open_ms` (1000), doubling on each failed probe up to `max_open_ms` (30000); then one
+    `open_ms` (1000), doubling on each failed probe up to `max_open_ms` (30000, or `open_ms` if longer); then one
     call probes Redis, and its answer closes the breaker. `breaker=False` turns it off.
     While Redis fails or the breaker is open, `fallback=winlimit.memory.Limiter()` decides
     the very command line; without one, a call while open raises `BreakerOpen` (a
@@ -90,7 +90,7 @@ class Limiter(SyncMethods):
                  cache_rejections: bool = False, cache_size: int = DEFAULT_SIZE, metrics: Optional["Metrics"] = None,
                  backend: str = "auto", block_ms: Optional[int] = None, fallback: Optional["memory.Limiter"] = None,
                  timeout: Optional[float] = None, breaker: bool = True, failures: int = DEFAULT_FAILURES,
-                 open_ms: int = DEFAULT_OPEN_MS, max_open_ms: int = DEFAULT_MAX_OPEN_MS):
+                 open_ms: int = DEFAULT_OPEN_MS, max_open_ms: Optional[int] = None):
         # redis-py's methods carry no types, so a type checker cannot tell the clients apart.
         if inspect.iscoroutinefunction(client.execute_command):
             raise TypeError("an asyncio client goes to winlimit.asyncio.Limiter")

@@ -43,13 +43,15 @@ class BreakerOptions:
     """The breaker options of a limiter, checked once."""
 
     def __init__(self, breaker: Any = True, failures: Any = DEFAULT_FAILURES,
-                 open_ms: Any = DEFAULT_OPEN_MS, max_open_ms: Any = DEFAULT_MAX_OPEN_MS) -> None:
+                 open_ms: Any = DEFAULT_OPEN_MS, max_open_ms: Any = None) -> None:
         if not isinstance(breaker, bool):
             raise TypeError(f"breaker must be True or False, not {breaker!r}")
         self.enabled = breaker
         self.failures = _positive_int("failures", failures)
         self.open_ms = _positive_int("open_ms", open_ms)
-        self.max_open_ms = _positive_int("max_open_ms", max_open_ms)
+        # Unset, the cap is the default or open_ms if that is longer: an open_ms alone is kept.
+        self.max_open_ms = max(DEFAULT_MAX_OPEN_MS, self.open_ms) if max_open_ms is None \
+            else _positive_int("max_open_ms", max_open_ms)
         if self.max_open_ms < self.open_ms:
             raise ValueError(f"max_open_ms ({max_open_ms}) must be at least open_ms ({open_ms})")
 

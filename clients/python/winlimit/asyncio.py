@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Optional, Protocol, Union
 import redis
 
 from . import _backend, _commands, _counting, _protect, _wait
-from ._breaker import DEFAULT_FAILURES, DEFAULT_MAX_OPEN_MS, DEFAULT_OPEN_MS, REFUSE, BreakerOptions, Breakers
+from ._breaker import DEFAULT_FAILURES, DEFAULT_OPEN_MS, REFUSE, BreakerOptions, Breakers
 from ._cache import DEFAULT_SIZE, RejectionCache, forget, lookup, remember
 from ._commands import Key, Pairs
 from ._decision import Decision
@@ -41,7 +41,7 @@ class Limiter:
                  cache_rejections: bool = False, cache_size: int = DEFAULT_SIZE, metrics: Optional["Metrics"] = None,
                  backend: str = "auto", block_ms: Optional[int] = None, fallback: Optional["memory.Limiter"] = None,
                  timeout: Optional[float] = DEFAULT_TIMEOUT, breaker: bool = True, failures: int = DEFAULT_FAILURES,
-                 open_ms: int = DEFAULT_OPEN_MS, max_open_ms: int = DEFAULT_MAX_OPEN_MS):
+                 open_ms: int = DEFAULT_OPEN_MS, max_open_ms: Optional[int] = None):
         self.client = client
         self.name = _commands.check_name(name)
         self.block_ms = _commands.check_block(block_ms)

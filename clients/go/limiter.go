@@ -1,0 +1,276 @@
+package winlimit
+
+import (
+	"context"
+	"errors"
+	"net"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Limiter makes decisions in Redis: one method per winlimit command, each one atomic call.
+// It is safe for concurrent use.
+type Limiter struct {
+	rdb   redis.UniversalClient
+	opts  options
+	nodes nodes
+	cache *rejectionCache
+	// ctxTimeouts: the client bounds its I/O by the context's deadline
+	// (ContextTimeoutEnabled), so the timeout needs no goroutine of its own.
+	ctxTimeouts bool
+}
+
+// New gives a limiter over the application's client (plain, cluster, failover or ring). It
+// does no I/O: the backend is detected on each server's first call. A bad option makes every
+// call return its ArgumentError.
+func New(rdb redis.UniversalClient, opts ...Option) *Limiter {
+	o := evaluate(opts)
+	l := &Limiter{rdb: rdb, opts: o, nodes: nodes{choice: o.backend, byName: map[string]*node{}, breaker: o.newBreaker}}
+	l.ctxTimeouts = honorsContext(rdb)
+	if o.cacheSize > 0 {
+		l.cache = newRejectionCache(o.cacheSize, monotonicMs)
+	}
+	return l
+}
+
+// Slide checks and records cost units against every window: at most Limit units in any
+// Length (WINLIMIT.SLIDE). Options: Cost, Refund, Block, Bucket, Peek, Name.
+func (l *Limiter) Slide(ctx context.Context, key string, windows []Window, opts ...CallOption) (Decision, error) {
+	o, err := l.collect("Slide", opts, optCost, optRefund, optBlock, optBucket, optPeek, optName)
+	if err != nil {
+		return Decision{}, err
+	}
+	c, err := buildSlide(key, windows, o)
+	if err != nil {
+		return Decision{}, err
+	}
+	return l.decide(ctx, &c)
+}
+
+// Fixed checks and records against a fixed window of limit units (WINLIMIT.FIXED). Options:
+// Cost, Refund, Block, Align, Peek, Name.
+func (l *Limiter) Fixed(ctx context.Context, key string, window time.Duration, limit int64, opts ...CallOption) (Decision, error) {
+	o, err := l.collect("Fixed", opts, optCost, optRefund, optBlock, optAlign, optPeek, optName)
+	if err != nil {
+		return Decision{}, err
+	}
+	c, err := buildFixed(key, window, limit, o)
+	if err != nil {
+		return Decision{}, err
+	}
+	return l.decide(ctx, &c)
+}
+
+// GCRA checks and records against a bucket refilled by limit units per period
+// (WINLIMIT.GCRA). Options: Burst, Cost, Refund, Block, Peek, Name.
+func (l *Limiter) GCRA(ctx context.Context, key string, period time.Duration, limit int64, opts ...CallOption) (Decision, error) {
+	o, err := l.collect("GCRA", opts, optBurst, optCost, optRefund, optBlock, optPeek, optName)
+	if err != nil {
+		return Decision{}, err
+	}
+	c, err := buildGCRA(key, period, limit, o)
+	if err != nil {
+		return Decision{}, err
+	}
+	return l.decide(ctx, &c)
+}
+
+// Reset deletes the key, whatever its method, and forgets every cached rejection for it, so
+// its next call starts afresh; true if a key was removed.
+func (l *Limiter) Reset(ctx context.Context, key string) (bool, error) {
+	if l.opts.err != nil {
+		return false, l.opts.err
+	}
+	removed, err := l.rdb.Del(ctx, key).Result()
+	if l.cache != nil {
+		l.cache.forget(key)
+	}
+	return removed > 0, err
+}
+
+func (l *Limiter) collect(method string, opts []CallOption, allowed ...optionKind) (callOptions, error) {
+	if l.opts.err != nil {
+		return callOptions{}, l.opts.err
+	}
+	return collect(method, l.opts.name, l.opts.block, opts, allowed...)
+}
+
+func (l *Limiter) decide(ctx context.Context, c *call) (Decision, error) {
+	if l.cache != nil {
+		if five, ok := l.cache.lookup(c); ok {
+			d := fromFive(five, c.policies, "")
+			d.Backend, d.Cached = l.cache.backendOf(c), true
+			l.observeDecided(d)
+			return d, nil
+		}
+	}
+	r, err := l.route(ctx, c.key())
+	if err != nil {
+		if IsRedisFailure(err) {
+			return l.fallBack(c, err)
+		}
+		return l.failed(c, err)
+	}
+	var a admission
+	if b := r.node.breaker; b != nil {
+		var changes []transition
+		a, changes = b.admit(monotonicMs())
+		l.changed(changes)
+		if !a.send {
+			return l.fallBack(c, ErrUnavailable)
+		}
+	}
+	started := time.Now()
+	reply, backend, err := l.call(ctx, c, r)
+	if b := r.node.breaker; b != nil {
+		l.changed(b.done(a, IsRedisFailure(err), monotonicMs()))
+	}
+	if err != nil {
+		if IsRedisFailure(err) {
+			return l.fallBack(c, err)
+		}
+		return l.failed(c, err)
+	}
+	d, err := decisionFrom(reply, c.policies, string(backend))
+	if err != nil {
+		return l.failed(c, err)
+	}
+	if l.cache != nil {
+		l.cache.remember(c, d.five(), d.Backend)
+	}
+	if l.opts.observer != nil {
+		l.opts.observer.Timed("redis", time.Since(started))
+	}
+	l.observeDecided(d)
+	return d, nil
+}
+
+// call has the call answered within the limiter's timeout. A client made with
+// ContextTimeoutEnabled stops at the context's deadline; any other stops only at its
+// ReadTimeout, so the call then runs on a goroutine of its own and is abandoned (never
+// replayed) when the time is up, which costs a goroutine hand-off per call.
+func (l *Limiter) call(ctx context.Context, c *call, r route) (any, Backend, error) {
+	if l.opts.timeout == 0 {
+		return l.answer(ctx, c, r)
+	}
+	ctx, cancel := context.WithTimeout(ctx, l.opts.timeout)
+	defer cancel()
+	if l.ctxTimeouts {
+		reply, backend, err := l.answer(ctx, c, r)
+		// The socket's deadline is the context's: its timeout may come a hair before the
+		// context's own timer.
+		deadline, _ := ctx.Deadline()
+		var ne net.Error
+		if err != nil && (ctx.Err() != nil || errors.As(err, &ne) && ne.Timeout() && time.Until(deadline) < time.Millisecond) {
+			err = &TimeoutError{Waited: l.opts.timeout}
+		}
+		return reply, backend, err
+	}
+	type result struct {
+		reply   any
+		backend Backend
+		err     error
+	}
+	done := make(chan result, 1)
+	go func() {
+		reply, backend, err := l.answer(ctx, c, r)
+		done <- result{reply, backend, err}
+	}()
+	select {
+	case res := <-done:
+		return res.reply, res.backend, res.err
+	case <-ctx.Done():
+		return nil, "", &TimeoutError{Waited: l.opts.timeout}
+	}
+}
+
+// honorsContext reports a client whose I/O stops at the context's deadline.
+func honorsContext(rdb redis.UniversalClient) bool {
+	switch c := rdb.(type) {
+	case *redis.Client:
+		return c != nil && c.Options().ContextTimeoutEnabled
+	case *redis.ClusterClient:
+		return c != nil && c.Options().ContextTimeoutEnabled
+	case *redis.Ring:
+		return c != nil && c.Options().ContextTimeoutEnabled
+	}
+	return false
+}
+
+// fallBack decides c in memory when the limiter has a fallback; else cause is the error.
+func (l *Limiter) fallBack(c *call, cause error) (Decision, error) {
+	if l.opts.fallback == nil {
+		return l.failed(c, cause)
+	}
+	started := time.Now()
+	d, err := l.opts.fallback.decide(c)
+	if err != nil {
+		return l.failed(c, err)
+	}
+	if l.opts.observer != nil {
+		l.opts.observer.Timed("memory", time.Since(started))
+	}
+	l.observeDecided(d)
+	return d, nil
+}
+
+func (l *Limiter) failed(c *call, err error) (Decision, error) {
+	if l.opts.observer != nil {
+		l.opts.observer.Failed(c.policies[0].Name)
+	}
+	return Decision{}, translate(err)
+}
+
+func (l *Limiter) observeDecided(d Decision) {
+	if l.opts.observer != nil {
+		l.opts.observer.Decided(d, false)
+	}
+}
+
+// changed logs and reports the breaker's transitions: a warning when it opens after
+// failures, an info line when it closes; none per request while it is open.
+func (l *Limiter) changed(changes []transition) {
+	for _, tr := range changes {
+		switch tr.cause {
+		case "failures":
+			l.opts.logger.Warn("winlimit: Redis is failing: circuit breaker open, no call is sent for a while",
+				"limiter", l.opts.name, "open_ms", l.opts.breaker.openMs, "fallback", l.opts.fallback != nil)
+		case "probe_succeeded":
+			l.opts.logger.Info("winlimit: Redis answers again: circuit breaker closed", "limiter", l.opts.name)
+		}
+		if l.opts.observer != nil {
+			l.opts.observer.BreakerChanged(l.opts.name, tr.to, tr.cause)
+		}
+	}
+}
+
+// breakerState is the state of the breaker of the server serving key (BreakerClosed when
+// the breaker is off).
+func (l *Limiter) breakerState(ctx context.Context, key string) BreakerState {
+	r, err := l.route(ctx, key)
+	if err != nil || r.node.breaker == nil {
+		return BreakerClosed
+	}
+	state, _ := r.node.breaker.snapshot()
+	return state
+}
+
+// route finds the server serving key: a cluster's primary for its slot, a ring's shard.
+func (l *Limiter) route(ctx context.Context, key string) (route, error) {
+	switch c := l.rdb.(type) {
+	case *redis.ClusterClient:
+		server, err := c.MasterForKey(ctx, key)
+		if err != nil {
+			return route{}, err
+		}
+		return route{client: l.rdb, server: server, node: l.nodes.get(server.Options().Addr)}, nil
+	case *redis.Ring:
+		server, err := c.GetShardClientForKey(key)
+		if err != nil {
+			return route{}, err
+		}
+		return route{client: l.rdb, server: server, node: l.nodes.get(server.Options().Addr)}, nil
+	}
+	return route{client: l.rdb, server: l.rdb, node: l.nodes.get("")}, nil
+}

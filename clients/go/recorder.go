@@ -1,0 +1,125 @@
+package winlimit
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// Deciding is what a middleware needs of a limiter: Limiter and MemoryLimiter have it.
+type Deciding interface {
+	Slide(ctx context.Context, key string, windows []Window, opts ...CallOption) (Decision, error)
+	Fixed(ctx context.Context, key string, window time.Duration, limit int64, opts ...CallOption) (Decision, error)
+	GCRA(ctx context.Context, key string, period time.Duration, limit int64, opts ...CallOption) (Decision, error)
+	Reset(ctx context.Context, key string) (bool, error)
+}
+
+var (
+	_ Deciding = (*Limiter)(nil)
+	_ Deciding = (*MemoryLimiter)(nil)
+	_ Deciding = (*Recorder)(nil)
+)
+
+// Recorder passes calls on to a limiter (with a Block when a call gives none and block is
+// set) and remembers the recording ones, so that Refund can give their units back: how a
+// middleware counts only failures or only successes. One Recorder serves one request.
+type Recorder struct {
+	limiter Deciding
+	block   *time.Duration
+	mu      sync.Mutex
+	calls   []func(ctx context.Context) error
+}
+
+// NewRecorder records the calls made to limiter; block (nil: none) is every recording
+// call's Block that gives none.
+func NewRecorder(limiter Deciding, block *time.Duration) *Recorder {
+	return &Recorder{limiter: limiter, block: block}
+}
+
+// recording reads opts: whether the call records, its cost, the options a refund repeats
+// (the same limit and shape: Bucket, Align, Burst, Name), and opts with the block added.
+func (r *Recorder) recording(opts []CallOption) (bool, int64, []CallOption, []CallOption) {
+	cost, records, hasBlock := int64(1), true, false
+	var kept []CallOption
+	for _, o := range opts {
+		switch o.kind {
+		case optPeek, optRefund:
+			records = false
+		case optCost:
+			cost = o.n
+		case optBlock:
+			hasBlock = true
+		case optBucket, optAlign, optBurst, optName:
+			kept = append(kept, o)
+		}
+	}
+	if records && !hasBlock && r.block != nil {
+		opts = append(append([]CallOption(nil), opts...), Block(*r.block))
+	}
+	return records && cost > 0, cost, kept, opts
+}
+
+func (r *Recorder) remember(f func(ctx context.Context) error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.calls = append(r.calls, f)
+}
+
+// Slide is the limiter's, recorded.
+func (r *Recorder) Slide(ctx context.Context, key string, windows []Window, opts ...CallOption) (Decision, error) {
+	records, cost, kept, opts := r.recording(opts)
+	d, err := r.limiter.Slide(ctx, key, windows, opts...)
+	if records && err == nil && d.Allowed {
+		r.remember(func(ctx context.Context) error {
+			_, err := r.limiter.Slide(ctx, key, windows, append(kept, Refund(cost))...)
+			return err
+		})
+	}
+	return d, err
+}
+
+// Fixed is the limiter's, recorded.
+func (r *Recorder) Fixed(ctx context.Context, key string, window time.Duration, limit int64, opts ...CallOption) (Decision, error) {
+	records, cost, kept, opts := r.recording(opts)
+	d, err := r.limiter.Fixed(ctx, key, window, limit, opts...)
+	if records && err == nil && d.Allowed {
+		r.remember(func(ctx context.Context) error {
+			_, err := r.limiter.Fixed(ctx, key, window, limit, append(kept, Refund(cost))...)
+			return err
+		})
+	}
+	return d, err
+}
+
+// GCRA is the limiter's, recorded.
+func (r *Recorder) GCRA(ctx context.Context, key string, period time.Duration, limit int64, opts ...CallOption) (Decision, error) {
+	records, cost, kept, opts := r.recording(opts)
+	d, err := r.limiter.GCRA(ctx, key, period, limit, opts...)
+	if records && err == nil && d.Allowed {
+		r.remember(func(ctx context.Context) error {
+			_, err := r.limiter.GCRA(ctx, key, period, limit, append(kept, Refund(cost))...)
+			return err
+		})
+	}
+	return d, err
+}
+
+// Reset is the limiter's.
+func (r *Recorder) Reset(ctx context.Context, key string) (bool, error) {
+	return r.limiter.Reset(ctx, key)
+}
+
+// Refund gives back the units of every accepted recording call; the first error, if any.
+func (r *Recorder) Refund(ctx context.Context) error {
+	r.mu.Lock()
+	calls := r.calls
+	r.calls = nil
+	r.mu.Unlock()
+	var first error
+	for _, f := range calls {
+		if err := f(ctx); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
