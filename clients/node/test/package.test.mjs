@@ -45,7 +45,7 @@ after(async () => {
 
 test("the tarball holds the build, both entries and their types, and no sources or tests", () => {
   const files = tarball.files.map((f) => f.path).sort();
-  for (const entry of ["index", "express", "fastify", "metrics"]) {
+  for (const entry of ["index", "express", "fastify", "metrics", "nestjs", "express-rate-limit"]) {
     for (const ext of [".js", ".mjs", ".d.ts", ".d.mts"]) assert.ok(files.includes(`dist/${entry}${ext}`), `dist/${entry}${ext}`);
   }
   assert.ok(files.includes("README.md") && files.includes("package.json"));
@@ -89,14 +89,15 @@ const client = createClient({ socket: { host: "127.0.0.1", port: Number(process.
     sameClasses: esm.Limiter === Limiter && cjs.Limiter === Limiter && esm.Decision === cjs.Decision,
     instanceofAcross: e instanceof esm.RedisCallError && e instanceof cjs.RedisCallError && e.constructor === RedisCallError,
     middleware: typeof rateLimit + " " + typeof winlimitPlugin,
+    stores: typeof WinlimitThrottlerStorage + " " + typeof WinlimitStore,
     resolved: require.resolve("winlimit"),
   }));
 })();
 `;
 
 for (const [flavour, file, load] of [
-  ["import", "app.mjs", `import { Limiter, RedisCallError } from "winlimit"; import { rateLimit } from "winlimit/express"; import { winlimitPlugin } from "winlimit/fastify"; import { createClient } from "redis"; import { createRequire as cr } from "node:module"; const require = cr(import.meta.url);`],
-  ["require", "app.cjs", `const { Limiter, RedisCallError } = require("winlimit"); const { rateLimit } = require("winlimit/express"); const { winlimitPlugin } = require("winlimit/fastify"); const { createClient } = require("redis");`],
+  ["import", "app.mjs", `import { Limiter, RedisCallError } from "winlimit"; import { rateLimit } from "winlimit/express"; import { winlimitPlugin } from "winlimit/fastify"; import { WinlimitThrottlerStorage } from "winlimit/nestjs"; import { WinlimitStore } from "winlimit/express-rate-limit"; import { createClient } from "redis"; import { createRequire as cr } from "node:module"; const require = cr(import.meta.url);`],
+  ["require", "app.cjs", `const { Limiter, RedisCallError } = require("winlimit"); const { rateLimit } = require("winlimit/express"); const { winlimitPlugin } = require("winlimit/fastify"); const { WinlimitThrottlerStorage } = require("winlimit/nestjs"); const { WinlimitStore } = require("winlimit/express-rate-limit"); const { createClient } = require("redis");`],
 ]) {
   test(`the installed package works from ${flavour}`, async () => {
     fs.writeFileSync(path.join(project, file), SCRIPT(load));
@@ -107,6 +108,7 @@ for (const [flavour, file, load] of [
       sameClasses: true,
       instanceofAcross: true,
       middleware: "function function",
+      stores: "function function",
       resolved: path.join(project, "node_modules", "winlimit", "dist", "index.js"),
     });
   });

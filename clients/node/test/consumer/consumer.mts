@@ -9,6 +9,11 @@ import { rateLimit } from "winlimit/express";
 import { winlimitHook, winlimitPlugin } from "winlimit/fastify";
 import { Metrics } from "winlimit/metrics";
 import { Registry } from "prom-client";
+import { WinlimitThrottlerStorage, type ThrottlerStorageRecord } from "winlimit/nestjs";
+import { WinlimitStore } from "winlimit/express-rate-limit";
+// The interface file itself: the package index pulls in NestJS 12 types, ES modules its own CommonJS types cannot import (an error of theirs under skipLibCheck false).
+import type { ThrottlerStorage } from "@nestjs/throttler/dist/throttler-storage.interface.js";
+import { rateLimit as expressRateLimit, type Store } from "express-rate-limit";
 
 export async function calls(): Promise<number> {
   const limiters = [
@@ -74,4 +79,16 @@ export async function perRequest(limiter: Limiter): Promise<boolean> {
   const metrics = new Metrics({ registry: new Registry() });
   app.use(rateLimit({ limiter: new Limiter(createClient(), { metrics }), check: (l, key) => l.fixed(key, 1_000, 1), metrics }));
   return limiter.reset(ipKey("2001:db8::1", 64));
+}
+
+export async function frameworkStores(limiter: Limiter): Promise<number> {
+  const storage: ThrottlerStorage = new WinlimitThrottlerStorage(limiter, { algorithm: "fixed", prefix: "t:" });
+  const record: ThrottlerStorageRecord = await storage.increment("k", 60_000, 10, 0, "default");
+  // @ts-expect-error: not an algorithm
+  new WinlimitThrottlerStorage(limiter, { algorithm: "leaky" });
+  const store: Store = new WinlimitStore({ limiter, windowMs: 60_000, limit: 100, algorithm: "gcra", prefix: "rl:" });
+  express().use(expressRateLimit({ windowMs: 60_000, limit: 100, store: new WinlimitStore({ limiter }) }));
+  // @ts-expect-error: the limiter is required
+  new WinlimitStore({ limit: 100 });
+  return record.totalHits + ((await store.get?.("k"))?.totalHits ?? 0);
 }
