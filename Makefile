@@ -107,13 +107,15 @@ lua-clients:
 	python3 scripts/embed-lua.py
 
 # The lint gate (CI runs it before make test): rustfmt, clippy with every warning an error
-# and every `unsafe` block needing its `// SAFETY:` comment, and mypy --strict on the Python
-# client. rustup adds rustfmt and clippy when missing.
+# and every `unsafe` block needing its `// SAFETY:` comment, mypy --strict on the Python
+# client, luacheck on the Lua library (.luacheckrc) and its locals' bounds (scripts/lua-locals.py). rustup adds rustfmt and clippy when missing.
 lint: deps lua-clients
 	@command -v rustup >/dev/null 2>&1 && rustup component add rustfmt clippy >/dev/null 2>&1 || true
 	cargo fmt --check
 	cargo clippy --all-targets -- -D warnings -D clippy::undocumented_unsafe_blocks
 	$(PY) -m mypy --strict clients/python/winlimit
+	luacheck lua/winlimit.lua
+	python3 scripts/lua-locals.py
 
 # dist/: the release tarball, the Debian package, the client's wheel and sdist, SHA256SUMS.
 dist: deps
