@@ -370,11 +370,19 @@ end
 -- A script without flags (Redis 6.x) is checked for maxmemory and a read-only replica only at
 -- its first write command, not at its start as a Function or a module command is, and a
 -- call's first write may be one Redis lets through (PEXPIREAT, ZREMRANGEBYSCORE, DEL). So in
--- a script the first write is preceded by SETRANGE key 0 "", which changes nothing whatever
--- the key holds, and whose OOM or READONLY refusal is the call's, before anything is written.
--- Its other errors (WRONGTYPE, NOPERM) are not refusals. A call that writes nothing is not
--- checked (the module's writers are refused under maxmemory even then).
+-- a script the first write is preceded by a guard: a write that changes nothing on a missing
+-- key or one of the type the call reads (a string: SETRANGE key 0 ""; the exact log's sorted
+-- set: ZADD key XX INCR 0, which adds no member and moves no score), whose OOM or READONLY
+-- refusal is the call's, before anything is written. It fits the key's type, so it adds no
+-- error to INFO errorstats. Its other errors (NOPERM) are not refusals. A call that writes
+-- nothing is not checked (the module's writers are refused under maxmemory even then).
+-- false, or the key's type: 'string', or 'zset' (set by the exact log's reader).
 local first_write_guard = false
+
+local GUARDS = {
+  string = { 'SETRANGE', 0, '' },
+  zset = { 'ZADD', 'XX', 'INCR', '0', 'block:' },
+}
 
 -- Redis 6.x gives a refused command (READONLY on a replica, OOM) as its own error line after
 -- the script's place ("@user_script: 319: -OOM ...\r\n"): the server's error, as it is.
@@ -385,8 +393,9 @@ end
 
 local function write(key, ...)
   if first_write_guard then
+    local guard = GUARDS[first_write_guard]
     first_write_guard = false
-    local reply = redis.pcall('SETRANGE', key, 0, '')
+    local reply = redis.pcall(guard[1], key, unpack(guard, 2))
     local refused = server_refusal(reply) or (type(reply) == 'table' and reply.err)
     if refused and (refused:match('^OOM ') or refused:match('^READONLY ')) then fail(refused) end
   end
@@ -652,6 +661,7 @@ do
     -- The log's state for a call: its size, the entries that left the largest window, the newest,
     -- the stored block's end (in force or not).
     local function read_log(key, now, cutoff)
+      if first_write_guard then first_write_guard = 'zset' end
       local raw = raw_expiry(key)
       local log = { expiry = raw >= 0 and raw or nil, len = 0, stale = 0, exists = raw ~= -2, markers = 0 }
       if raw == -2 then return log end
@@ -1506,7 +1516,7 @@ do
     end
     local args = {}
     for i = 2, #ARGV do args[i - 1] = ARGV[i] end
-    first_write_guard = true
+    first_write_guard = 'string'
     return serve(entry, KEYS, args)
   end
 end
