@@ -265,9 +265,10 @@ do
       req.cost, req.cost_given = parse_cost(option_value(o, 'COST')), true
     end,
     REFUND = function(o, req)
-      local n = arg_int(option_value(o, 'REFUND'))
+      local text = option_value(o, 'REFUND')
+      local n = arg_int(text)
       if n == nil or n < 1 then fail('ERR REFUND must be a positive integer') end
-      req.refund = n
+      req.refund, req.refund_text = n, text
     end,
     BLOCK = function(o, req)
       local ms = arg_int(option_value(o, 'BLOCK'))
@@ -1374,56 +1375,133 @@ do
     return ms, rem, den, till ~= true and till or nil
   end
 
-  -- How far the TAT lies ahead of now, in units of 1 / limit ms (0 when it has passed); a TAT
-  -- written with another limit is rounded up, as the module reads it.
-  local function debt_of(ms, rem, den, now, l)
-    if ms < now then return 0 end
-    local part = rem
-    if den ~= l then
-      local q, r = mul_div(rem, l, den)
-      part = r > 0 and q + 1 or q
+  -- Amounts of time in units of 1 / limit ms pass 2^53 when the limit is large (a TAT's ms *
+  -- limit, BURST * period_ms), so GCRA keeps each as a pair (q, r): q * limit + r, with
+  -- 0 <= r < limit. q counts whole ms and stays far below 2^53 (every GCRA time lies within a
+  -- few 10^12 ms of now), r below 10^12: both exact in doubles, whatever the limit.
+
+  -- floor(a * b / c) and its remainder, exactly, for 0 <= a, b < 2^53 and 0 < c <= 10^12,
+  -- when the quotient is below 2^53 (the caller knows it is).
+  local function mul_div_any(a, b, c)
+    local ab = a * b
+    if ab < EXACT then
+      local q = floor(ab / c)
+      return q, ab - q * c
     end
-    return exact(exact(ms - now, 'the TAT of this key') * l + part, 'the TAT of this key')
+    local aq = floor(a / c)
+    local q, r = mul_div(a - aq * c, b, c)
+    return aq * b + q, r
   end
 
-  -- The bucket's own decision for a debt (how far the TAT lies ahead of now, in 1 / limit ms):
-  -- the verdict and the debt after it.
-  local function gcra_bucket(req, record, debt)
-    local l, p = req.limit, req.period_ms
-    local capacity = exact(req.burst * p, 'BURST * period_ms')
-    local function whole_units(d)
-      return min(idiv(max(capacity - d, 0), p), req.burst)
+  local function add(q1, r1, q2, r2, l)
+    local q, r = q1 + q2, r1 + r2
+    if r >= l then return q + 1, r - l end
+    return q, r
+  end
+
+  local function subtract(q1, r1, q2, r2, l)
+    local q, r = q1 - q2, r1 - r2
+    if r < 0 then return q - 1, r + l end
+    return q, r
+  end
+
+  local function at_most(q1, r1, q2, r2)
+    return q1 < q2 or (q1 == q2 and r1 <= r2)
+  end
+
+  -- In whole ms, rounded up.
+  local function ceil_ms(q, r)
+    return r > 0 and q + 1 or q
+  end
+
+  -- How far the TAT lies ahead of now, as a pair (0 when it has passed); a TAT written with
+  -- another limit is rounded up, as the module reads it.
+  local function debt_of(ms, rem, den, now, l)
+    if exact(ms, 'the TAT of this key') < now then return 0, 0 end
+    local q = ms - now
+    if den == l then return q, rem end
+    local part, r = mul_div(rem, l, den)
+    if r > 0 then part = part + 1 end
+    if part >= l then return q + 1, part - l end
+    return q, part
+  end
+
+  -- Whole units of room in the capacity (cq, cr) less the debt (q, r): at most burst.
+  local function whole_units(cq, cr, q, r, l, p, burst)
+    q, r = subtract(cq, cr, q, r, l)
+    if q < 0 then return 0 end
+    -- floor((q * l + r) / p): where the double estimate passes burst + 1, it is burst.
+    if q * l / p >= burst + 1 then return burst end
+    local wq, wr = mul_div_any(q, l, p)
+    return min(wq + floor((wr + r) / p), burst)
+  end
+
+  -- The bucket's own decision for a debt (q, r): the verdict and the debt after it.
+  local function gcra_bucket(req, record, q, r)
+    local l, p, burst = req.limit, req.period_ms, req.burst
+    local cq, cr = mul_div_any(burst, p, l)
+    if req.cost > burst then
+      return { 0, burst, whole_units(cq, cr, q, r, l, p, burst), NEVER, ceil_ms(q, r) }, q, r
     end
-    if req.cost > req.burst then
-      return { 0, req.burst, whole_units(debt), NEVER, div_ceil(debt, l) }, debt
+    local kq, kr = mul_div_any(req.cost, p, l)
+    local nq, nr = add(q, r, kq, kr, l)
+    local allowed = at_most(nq, nr, cq, cr)
+    local retry = 0
+    if allowed then
+      if record then q, r = nq, nr end
+    else
+      retry = ceil_ms(subtract(nq, nr, cq, cr, l))
     end
-    local cost = req.cost * p
-    local allowed = debt + cost <= capacity
-    local debt_after = (allowed and record) and debt + cost or debt
-    return { allowed and 1 or 0, req.burst, whole_units(debt_after),
-      allowed and 0 or div_ceil(exact(debt + cost, 'the TAT of this key') - capacity, l), div_ceil(debt_after, l) }, debt_after
+    return { allowed and 1 or 0, burst, whole_units(cq, cr, q, r, l, p, burst), retry, ceil_ms(q, r) }, q, r
   end
 
   -- SET the TAT now + debt (args[2], the limit's canonical text, its den), expiring when the
   -- TAT has come, with the block's end when one is set.
-  local function gcra_store(key, args, debt, l, now, till)
-    local whole = idiv(debt, l)
-    local ms, rem = now + whole, debt - whole * l
-    local value = format('gcra:%d:%d:%s', ms, rem, args[2])
+  local function gcra_store(key, args, q, r, now, till)
+    local ms = now + q
+    local value = format('gcra:%d:%d:%s', ms, r, args[2])
     if till then value = value .. ':' .. fmt(till) end
-    set_with_expiry(key, value, rem ~= 0 and ms + 1 or ms)
+    set_with_expiry(key, value, r ~= 0 and ms + 1 or ms)
+  end
+
+  -- n * period_ms as a pair, for a refund's n (any i64: beyond 2^53 from its text, in two
+  -- parts), or nil when it surely exceeds the debt's dq whole ms.
+  local function refund_units(req, dq)
+    local n, p, l = req.refund, req.period_ms, req.limit
+    if n * p / l >= dq + 2 then return nil end
+    if n < EXACT then return mul_div_any(n, p, l) end
+    local text = req.refund_text
+    local hq, hr = mul_div_any(tonumber(sub(text, 1, -10)), p, l)
+    local sq, sr = mul_div(hr, 1000000000, l)
+    local lq, lr = mul_div_any(tonumber(sub(text, -9)), p, l)
+    return add(hq * 1000000000 + sq, sr, lq, lr, l)
   end
 
   -- REFUND n: the TAT back by n emission intervals, never before now (a full bucket: the key
   -- goes); a block in force is left as it is. The reply is the peek of cost 1 that follows.
-  local function gcra_refund(key, args, req, debt, blocked_until, now)
+  local function gcra_refund(key, args, req, q, r, blocked_until, now)
     local peek = { period_ms = req.period_ms, limit = req.limit, burst = req.burst, cost = 1 }
-    if not blocked_until and debt > 0 then
-      debt = max(debt - req.refund * req.period_ms, 0)
-      if debt == 0 then write(key, 'DEL', key) else gcra_store(key, args, debt, req.limit, now, nil) end
+    if not blocked_until and (q > 0 or r > 0) then
+      local nq, nr = refund_units(req, q)
+      if nq then q, r = subtract(q, r, nq, nr, req.limit) end
+      if nq == nil or q < 0 or (q == 0 and r == 0) then
+        q, r = 0, 0
+        write(key, 'DEL', key)
+      else
+        gcra_store(key, args, q, r, now, nil)
+      end
     end
-    local verdict = gcra_bucket(peek, false, debt)
+    local verdict = gcra_bucket(peek, false, q, r)
     return blocked_until and while_blocked(verdict, now, blocked_until) or verdict
+  end
+
+  -- BLOCK: the TAT pushed so that the next unit arrives when the block ends (block_ms ms and
+  -- burst - 1 emission intervals ahead), or kept where it lies further.
+  local function blocked_debt(req, q, r)
+    local pq, pr = mul_div_any(req.burst - 1, req.period_ms, req.limit)
+    pq = pq + req.block_ms
+    if at_most(pq, pr, q, r) then return q, r end
+    return pq, pr
   end
 
   function gcra(key, args, record)
@@ -1433,21 +1511,19 @@ do
     local ms, rem, den, till
     if value then ms, rem, den, till = decode_tat(value, req.limit, args[2]) end
     local now = server_ms()
-    local debt = value and debt_of(ms, rem, den, now, req.limit) or 0
+    local q, r = 0, 0
+    if value then q, r = debt_of(ms, rem, den, now, req.limit) end
     local blocked_until = till and till > now and till or nil
-    if record and req.refund then return gcra_refund(key, args, req, debt, blocked_until, now) end
-    local verdict, debt_after = gcra_bucket(req, record, debt)
+    if record and req.refund then return gcra_refund(key, args, req, q, r, blocked_until, now) end
+    local verdict, aq, ar = gcra_bucket(req, record, q, r)
     if blocked_until then return while_blocked(verdict, now, blocked_until) end
     local block_till = block_starts(verdict, record, req, now)
     if block_till then
-      -- The TAT pushed so that the next unit arrives when the block ends.
-      local pushed = exact(exact(req.block_ms * req.limit, 'the TAT of this key') + (req.burst - 1) * req.period_ms,
-        'the TAT of this key')
-      local blocked_debt = max(debt, pushed)
-      gcra_store(key, args, blocked_debt, req.limit, now, block_till)
-      return while_blocked((gcra_bucket(req, false, blocked_debt)), now, block_till)
+      q, r = blocked_debt(req, q, r)
+      gcra_store(key, args, q, r, now, block_till)
+      return while_blocked((gcra_bucket(req, false, q, r)), now, block_till)
     end
-    if verdict[1] == 1 and record then gcra_store(key, args, debt_after, req.limit, now, nil) end
+    if verdict[1] == 1 and record then gcra_store(key, args, aq, ar, now, nil) end
     return verdict
   end
 end
