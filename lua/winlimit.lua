@@ -25,7 +25,7 @@ local NEVER = -1
 
 -- Redis 7.0 runs a library's top level without math (and more): these are bound on the
 -- first call (`bind_globals`), where every library is there.
-local floor, ceil, min, max, byte, char, sub, format, HAS_EXPIRETIME
+local floor, ceil, min, max, byte, char, sub, format, match, HAS_EXPIRETIME
 
 -- Errors ------------------------------------------------------------------------------------
 
@@ -358,7 +358,7 @@ end
 
 local function bind_globals()
   floor, ceil, min, max = math.floor, math.ceil, math.min, math.max
-  byte, char, sub, format = string.byte, string.char, string.sub, string.format
+  byte, char, sub, format, match = string.byte, string.char, string.sub, string.format, string.match
   -- Redis 7.0+ and Valkey have PEXPIRETIME and SET ... PXAT in every script; Redis 6.x
   -- scripts are told apart by redis.REDIS_VERSION_NUM, which 7.0 added.
   HAS_EXPIRETIME = redis.REDIS_VERSION_NUM ~= nil
@@ -569,7 +569,7 @@ do
     return { limit = limit, remaining = remaining(limit, counted), wait_ms = wait }
   end
 
-  local slide_exact, slide_exact_refund
+  local slide_exact, slide_exact_refund, slide_exact_plain
   do
     local MEMBER_FIRST, MEMBER_LAST = 1000000000, 2147483647
     local TRIM_FRACTION, TRIM_STEP = 8, 1024
@@ -716,6 +716,44 @@ do
       end
       plan.expire_at = newest_after and expiry_to_set(newest_after, largest_ms, (not plan.discard) and log.expiry or nil)
       return plan
+    end
+
+    -- The common call, `window_ms limit` alone, on a missing key or a live log without a
+    -- block, with room for one more: no tables for the request, the pairs or the plan. Nil
+    -- when the call needs the full path (an argument out of range, a block marker, an expired
+    -- or stale-only log, a trim, no room): it then reads the key again. Nothing is written
+    -- before it answers nil.
+    function slide_exact_plain(key, args, record)
+      local w, limit = arg_int(args[1]), arg_int(args[2])
+      if w == nil or w < 1 or w > MAX_WINDOW_MS or limit == nil or limit < 1 or limit > MAX_EXACT_LIMIT then
+        return nil
+      end
+      local now = server_ms()
+      if first_write_guard then first_write_guard = 'zset' end
+      local raw = raw_expiry(key)
+      if raw == -2 then
+        if not record then return { 1, limit, limit, 0, 0 } end
+        zadd_new(key, now, 1, MEMBER_FIRST)
+        write(key, 'PEXPIREAT', key, fmt(now + w + expiry_slack(w)))
+        return { 1, limit, limit - 1, 0, w }
+      end
+      local len = typed('ZCARD', key)
+      local last = call('ZRANGE', key, '-1', '-1', 'WITHSCORES')
+      if last[2] == 'inf' or (raw >= 0 and raw <= now) then return nil end
+      local stale = zcount(key, '-inf', fmt(now - w))
+      local counted = len - stale
+      if counted < 1 or counted >= limit or stale * TRIM_FRACTION >= len and stale > 0 then return nil end
+      local newest = score_ms(last[2])
+      if not record then
+        local left = newest + w - now
+        return { 1, limit, limit - counted, 0, left > 0 and left or 0 }
+      end
+      local newest_after = max(newest, now)
+      zadd_new(key, now, 1, next_member(parse_int(last[1])))
+      local expire_at = expiry_to_set(newest_after, w, raw >= 0 and raw or nil)
+      if expire_at then write(key, 'PEXPIREAT', key, fmt(expire_at)) end
+      local left = newest_after + w - now
+      return { 1, limit, limit - counted - 1, 0, left > 0 and left or 0 }
     end
 
     function slide_exact(key, req, record, now)
@@ -1192,6 +1230,10 @@ do
   end
 
   function slide(key, args, record)
+    if args[3] == nil then
+      local verdict = slide_exact_plain(key, args, record)
+      if verdict then return verdict end
+    end
     local req = parse_slide(args)
     check_mode(req, record)
     if req.bucket_ms then
@@ -1294,7 +1336,39 @@ do
     return (fixed_count(peek, false, live, now))
   end
 
+  -- The common call, `window_ms limit` alone, on a live counter or a missing key: no tables
+  -- and no TIME. PTTL is the window's time left by the server's clock (the module's
+  -- window_end - now), and a new counter expires by SET ... PX window_ms, at now + window_ms.
+  -- Nil when the call needs the full path (an argument out of range, limit 0, a counter
+  -- without expiry or blocked or not canonical): it then reads the key again.
+  local function fixed_plain(key, args, record)
+    local w, limit = arg_int(args[1]), arg_int(args[2])
+    if w == nil or w < 1 or w > MAX_WINDOW_MS or limit == nil or limit < 1 or limit > FIXED_MAX_LIMIT then
+      return nil
+    end
+    local value = typed('GET', key)
+    if not value then
+      if not record then return { 1, limit, limit, 0, 0 } end
+      write(key, 'SET', key, '1', 'PX', args[1])
+      return { 1, limit, limit - 1, 0, w }
+    end
+    local count = parse_int(value)
+    if count == nil or count < 0 or count > FIXED_MAX_LIMIT then return nil end
+    local left = call('PTTL', key)
+    if left <= 0 then return nil end
+    if count >= limit then return { 0, limit, 0, left, count > 0 and left or 0 } end
+    if record then
+      write(key, 'INCR', key)
+      count = count + 1
+    end
+    return { 1, limit, limit - count, 0, count > 0 and left or 0 }
+  end
+
   function fixed(key, args, record)
+    if args[3] == nil then
+      local verdict = fixed_plain(key, args, record)
+      if verdict then return verdict end
+    end
     local req = parse_fixed(args)
     check_mode(req, record)
     local stored = read_counter(key)
@@ -1361,7 +1435,14 @@ do
   -- `limit_text` is the call's limit as given (canonical, as parsed): a state written with the
   -- same limit, the common case, needs its den not parsed.
   local function decode_tat(value, limit, limit_text)
-    local ms, rem, den = value:match('^gcra:([^:]*):([^:]*):([^:]*)$')
+    local ms, rem, den = match(value, '^gcra:(%d+):(%d+):(%d+)$')
+    -- Mostly: digits alone, written with this limit, without leading zeros, far below 2^53.
+    if den == limit_text and #ms < 16 and #rem < 16 and (byte(ms, 1) ~= 48 or #ms == 1)
+        and (byte(rem, 1) ~= 48 or #rem == 1) then
+      ms, rem = tonumber(ms), tonumber(rem)
+      if rem < limit then return ms, rem, limit, nil end
+    end
+    ms, rem, den = match(value, '^gcra:([^:]*):([^:]*):([^:]*)$')
     local till = true
     if not ms then
       ms, rem, den, till = value:match('^gcra:([^:]*):([^:]*):([^:]*):([^:]*)$')
@@ -1436,14 +1517,14 @@ do
     return min(wq + floor((wr + r) / p), burst)
   end
 
-  -- The bucket's own decision for a debt (q, r): the verdict and the debt after it.
-  local function gcra_bucket(req, record, q, r)
-    local l, p, burst = req.limit, req.period_ms, req.burst
+  -- The bucket's own decision for a debt (q, r), at limit l, period_ms p, BURST burst and
+  -- COST cost: the verdict and the debt after it.
+  local function gcra_bucket(l, p, burst, cost, record, q, r)
     local cq, cr = mul_div_any(burst, p, l)
-    if req.cost > burst then
+    if cost > burst then
       return { 0, burst, whole_units(cq, cr, q, r, l, p, burst), NEVER, ceil_ms(q, r) }, q, r
     end
-    local kq, kr = mul_div_any(req.cost, p, l)
+    local kq, kr = mul_div_any(cost, p, l)
     local nq, nr = add(q, r, kq, kr, l)
     local allowed = at_most(nq, nr, cq, cr)
     local retry = 0
@@ -1480,7 +1561,6 @@ do
   -- REFUND n: the TAT back by n emission intervals, never before now (a full bucket: the key
   -- goes); a block in force is left as it is. The reply is the peek of cost 1 that follows.
   local function gcra_refund(key, args, req, q, r, blocked_until, now)
-    local peek = { period_ms = req.period_ms, limit = req.limit, burst = req.burst, cost = 1 }
     if not blocked_until and (q > 0 or r > 0) then
       local nq, nr = refund_units(req, q)
       if nq then q, r = subtract(q, r, nq, nr, req.limit) end
@@ -1491,7 +1571,7 @@ do
         gcra_store(key, args, q, r, now, nil)
       end
     end
-    local verdict = gcra_bucket(peek, false, q, r)
+    local verdict = gcra_bucket(req.limit, req.period_ms, req.burst, 1, false, q, r)
     return blocked_until and while_blocked(verdict, now, blocked_until) or verdict
   end
 
@@ -1504,7 +1584,31 @@ do
     return pq, pr
   end
 
+  -- The common call, `period_ms limit` alone (BURST = limit, COST 1), on a missing key or a
+  -- state without a block: no table for the request. Nil when the call needs the full path
+  -- (an argument out of range, a block): it then reads the key again.
+  local function gcra_plain(key, args, record)
+    local p, l = arg_int(args[1]), arg_int(args[2])
+    if p == nil or p < 1 or p > GCRA_MAX or l == nil or l < 1 or l > GCRA_MAX then return nil end
+    local value = typed('GET', key)
+    local ms, rem, den, till
+    if value then
+      ms, rem, den, till = decode_tat(value, l, args[2])
+      if till then return nil end
+    end
+    local now = server_ms()
+    local q, r = 0, 0
+    if value then q, r = debt_of(ms, rem, den, now, l) end
+    local verdict, aq, ar = gcra_bucket(l, p, l, 1, record, q, r)
+    if verdict[1] == 1 and record then gcra_store(key, args, aq, ar, now, nil) end
+    return verdict
+  end
+
   function gcra(key, args, record)
+    if args[3] == nil then
+      local verdict = gcra_plain(key, args, record)
+      if verdict then return verdict end
+    end
     local req = parse_gcra(args)
     check_mode(req, record)
     local value = typed('GET', key) or nil
@@ -1515,13 +1619,13 @@ do
     if value then q, r = debt_of(ms, rem, den, now, req.limit) end
     local blocked_until = till and till > now and till or nil
     if record and req.refund then return gcra_refund(key, args, req, q, r, blocked_until, now) end
-    local verdict, aq, ar = gcra_bucket(req, record, q, r)
+    local verdict, aq, ar = gcra_bucket(req.limit, req.period_ms, req.burst, req.cost, record, q, r)
     if blocked_until then return while_blocked(verdict, now, blocked_until) end
     local block_till = block_starts(verdict, record, req, now)
     if block_till then
       q, r = blocked_debt(req, q, r)
       gcra_store(key, args, q, r, now, block_till)
-      return while_blocked((gcra_bucket(req, false, q, r)), now, block_till)
+      return while_blocked((gcra_bucket(req.limit, req.period_ms, req.burst, req.cost, false, q, r)), now, block_till)
     end
     if verdict[1] == 1 and record then gcra_store(key, args, aq, ar, now, nil) end
     return verdict
