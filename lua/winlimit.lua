@@ -730,7 +730,7 @@ do
       end
       local now = server_ms()
       if first_write_guard then first_write_guard = 'zset' end
-      local raw = raw_expiry(key)
+      local raw = HAS_EXPIRETIME and redis.call('PEXPIRETIME', key) or raw_expiry(key)
       if raw == -2 then
         if not record then return { 1, limit, limit, 0, 0 } end
         zadd_new(key, now, 1, MEMBER_FIRST)
@@ -738,20 +738,25 @@ do
         return { 1, limit, limit - 1, 0, w }
       end
       local len = typed('ZCARD', key)
-      local last = call('ZRANGE', key, '-1', '-1', 'WITHSCORES')
+      local last = redis.call('ZRANGE', key, '-1', '-1', 'WITHSCORES')
       if last[2] == 'inf' or (raw >= 0 and raw <= now) then return nil end
-      local stale = zcount(key, '-inf', fmt(now - w))
+      local stale = redis.call('ZCOUNT', key, '-inf', format('%d', now - w))
       local counted = len - stale
       if counted < 1 or counted >= limit or stale * TRIM_FRACTION >= len and stale > 0 then return nil end
-      local newest = score_ms(last[2])
+      local newest = tonumber(last[2])
+      if newest == nil or newest % 1 ~= 0 or newest >= EXACT or newest <= -EXACT then newest = score_ms(last[2]) end
       if not record then
         local left = newest + w - now
         return { 1, limit, limit - counted, 0, left > 0 and left or 0 }
       end
       local newest_after = max(newest, now)
-      zadd_new(key, now, 1, next_member(parse_int(last[1])))
-      local expire_at = expiry_to_set(newest_after, w, raw >= 0 and raw or nil)
-      if expire_at then write(key, 'PEXPIREAT', key, fmt(expire_at)) end
+      -- One entry: ZADD NX the next member the set does not hold (zadd_new without its batch).
+      local member, at = next_member(parse_int(last[1])), fmt(now)
+      while write(key, 'ZADD', key, 'NX', at, fmt(member)) == 0 do member = next_member(member) end
+      local needed = newest_after + w
+      if raw < needed or raw > needed + expiry_slack(w) then
+        write(key, 'PEXPIREAT', key, fmt(needed + expiry_slack(w)))
+      end
       local left = newest_after + w - now
       return { 1, limit, limit - counted - 1, 0, left > 0 and left or 0 }
     end
@@ -1599,9 +1604,30 @@ do
     local now = server_ms()
     local q, r = 0, 0
     if value then q, r = debt_of(ms, rem, den, now, l) end
-    local verdict, aq, ar = gcra_bucket(l, p, l, 1, record, q, r)
-    if verdict[1] == 1 and record then gcra_store(key, args, aq, ar, now, nil) end
-    return verdict
+    if q > p or (l + 1) * (p + 1) >= EXACT then
+      local verdict, aq, ar = gcra_bucket(l, p, l, 1, record, q, r)
+      if verdict[1] == 1 and record then gcra_store(key, args, aq, ar, now, nil) end
+      return verdict
+    end
+    -- Every amount below 2^53 (the debt is at most p ms, the capacity l * p units): doubles,
+    -- and x / d rounded down as (x - x % d) / d, exact there.
+    local capacity, debt = l * p, q * l + r
+    local debt_after = debt + p
+    if debt_after > capacity then
+      local room = capacity - debt
+      local over = debt_after - capacity
+      local reset = debt % l > 0 and (debt - debt % l) / l + 1 or debt / l
+      return { 0, l, room > 0 and (room - room % p) / p or 0, over % l > 0 and (over - over % l) / l + 1 or over / l,
+        reset }
+    end
+    if not record then debt_after = debt end
+    local room = capacity - debt_after
+    local whole, part = (debt_after - debt_after % l) / l, debt_after % l
+    if record then
+      local tat = now + whole
+      set_with_expiry(key, format('gcra:%d:%d:%s', tat, part, args[2]), part ~= 0 and tat + 1 or tat)
+    end
+    return { 1, l, min((room - room % p) / p, l), 0, part > 0 and whole + 1 or whole }
   end
 
   function gcra(key, args, record)
