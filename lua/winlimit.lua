@@ -1343,9 +1343,11 @@ do
 
   -- The common call, `window_ms limit` alone, on a live counter or a missing key: no tables
   -- and no TIME. PTTL is the window's time left by the server's clock (the module's
-  -- window_end - now), and a new counter expires by SET ... PX window_ms, at now + window_ms.
-  -- Nil when the call needs the full path (an argument out of range, limit 0, a counter
-  -- without expiry or blocked or not canonical): it then reads the key again.
+  -- window_end - now), and a new counter expires by SET ... PX window_ms, at now + window_ms
+  -- (Redis 7.0+ replicates it as PXAT; 6.x as PX, which a replica would count from its own
+  -- clock: there a new counter takes the full path). Nil when the call needs the full path
+  -- (an argument out of range, limit 0, a counter without expiry or blocked or not
+  -- canonical): it then reads the key again.
   local function fixed_plain(key, args, record)
     local w, limit = arg_int(args[1]), arg_int(args[2])
     if w == nil or w < 1 or w > MAX_WINDOW_MS or limit == nil or limit < 1 or limit > FIXED_MAX_LIMIT then
@@ -1354,6 +1356,7 @@ do
     local value = typed('GET', key)
     if not value then
       if not record then return { 1, limit, limit, 0, 0 } end
+      if not HAS_EXPIRETIME then return nil end
       write(key, 'SET', key, '1', 'PX', args[1])
       return { 1, limit, limit - 1, 0, w }
     end
