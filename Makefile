@@ -138,7 +138,8 @@ lua-clients:
 
 # The lint gate (CI runs it before make test): rustfmt, clippy with every warning an error
 # and every `unsafe` block needing its `// SAFETY:` comment, mypy --strict on the Python
-# client, ruff (ruff.toml) over the Python client, the tests, scripts/ and bench/, and on the
+# client, ruff (ruff.toml) over the Python client, the tests, scripts/ and bench/, luacheck on
+# the Lua library (.luacheckrc) and its locals' bounds (scripts/lua-locals.py), and on the
 # Node client tsc --noEmit and eslint (typescript-eslint; its config is
 # clients/node/eslint.config.mjs). rustup adds rustfmt and clippy when missing.
 lint: deps lua-clients node-deps
@@ -147,6 +148,8 @@ lint: deps lua-clients node-deps
 	cargo clippy --all-targets -- -D warnings -D clippy::undocumented_unsafe_blocks
 	$(PY) -m mypy --strict clients/python/winlimit
 	$(PY) -m ruff check clients/python tests scripts bench
+	luacheck lua/winlimit.lua
+	python3 scripts/lua-locals.py
 	cd clients/node && npm run --silent lint
 
 # dist/: the release tarball, the Debian package, the client's wheel and sdist, SHA256SUMS.

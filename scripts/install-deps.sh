@@ -18,6 +18,8 @@ need_cmd redis-benchmark redis-tools
 need_cmd clang           clang
 need_pkg libclang-dev                      # bindgen (redis-module build) needs libclang.so
 need_cmd make            build-essential
+need_cmd luacheck        lua-check           # make lint: the Lua library
+need_cmd luac5.1         lua5.1              # make lint: the Lua library's locals (scripts/lua-locals.py)
 need_cmd gcc             build-essential
 python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || missing+=(python3-venv)
 for extra in "$@"; do

@@ -1,9 +1,10 @@
 """Fresh-key agreement between the module and the winlimit library (lua/winlimit.lua; the
 Redis 6.x script built from it on 6.2): thousands of random argument lists, edges of every
 range included, each called on a fresh key by both on one server. Both answer the same five
-integers, or the same error, and leave the same value and expiry; only beyond the library's
-exact range (README "Without the module") may the library give its range error instead, and
-then it writes nothing.
+integers, or the same error, and leave the same value and expiry; the library's range error
+(README "Without the module") is for hand-written states only, never for these. Then GCRA
+states the module wrote, copied to a second key, are called with a changed limit, period or
+BURST, quotas up to 10^12 per period, by the module on one copy and the library on the other.
 
 A call and its twin run back to back between two TIMEs: where both TIMEs fall in one ms the
 answers must be equal (a fresh key's reply depends on the arguments and the clock only);
@@ -115,17 +116,6 @@ COMMANDS = [("winlimit.slide", slide_args), ("winlimit.slide_ro", slide_args), (
             ("winlimit.fixed_ro", fixed_args), ("winlimit.gcra", gcra_args), ("winlimit.gcra_ro", gcra_args)]
 
 
-def within_exact_range(command, args):
-    """Whether README promises exact answers for these arguments: everything for SLIDE, BUCKET
-    and FIXED; GCRA with period_ms up to 30 days and limit, BURST and COST up to 10^6."""
-    if "gcra" not in command:
-        return True
-    words = [str(a).upper() for a in args]
-    numbers = [args[0], args[1]] + [args[i + 1] for i, w in enumerate(words[:-1]) if w in ("BURST", "COST")]
-    small = all(isinstance(n, int) and n <= 10**6 for n in numbers[1:])
-    return isinstance(args[0], int) and args[0] <= 30 * DAY and small
-
-
 def state_reads(pipe, key):
     pipe.dump(key)
     if REDIS_62:
@@ -143,8 +133,16 @@ def outcome(reply):
 def run_round(r, library, cases, tag):
     """Runs every case once; returns the cases whose two calls straddled a ms, and the
     disagreements seen within one ms."""
+    prepare = r.pipeline(transaction=False)
+    for i, (_, _, *setup) in enumerate(cases):
+        for calls in setup:  # a state the module writes, copied for the library
+            for args in calls:
+                prepare.execute_command("winlimit.gcra", f"{tag}:{i}:m", *args)
+            prepare.copy(f"{tag}:{i}:m", f"{tag}:{i}:l")
+    for reply in prepare.execute(raise_on_error=False):
+        assert not isinstance(reply, Exception), reply
     pipe = r.pipeline(transaction=False)
-    for i, (command, args) in enumerate(cases):
+    for i, (command, args, *_) in enumerate(cases):
         module_key, library_key = f"{tag}:{i}:m", f"{tag}:{i}:l"
         pipe.time()
         pipe.execute_command(command, module_key, *args)
@@ -158,8 +156,7 @@ def run_round(r, library, cases, tag):
         before, module, lib, m_dump, m_exp, l_dump, l_exp, after = results[8 * i:8 * i + 8]
         same_ms = before[0] * 1000 + before[1] // 1000 == after[0] * 1000 + after[1] // 1000
         if isinstance(lib, redis.ResponseError) and RANGE_ERROR in str(lib):
-            if within_exact_range(*case) or l_dump is not None:
-                wrong.append((case, outcome(module), outcome(lib), "range error within the promised range"))
+            wrong.append((case, outcome(module), outcome(lib), "the range error on a state the module writes"))
             continue
         if outcome(module) == outcome(lib) and m_dump == l_dump and m_exp == l_exp:
             continue
@@ -181,6 +178,12 @@ def test_fresh_keys_get_the_same_answers_errors_and_state_from_module_and_librar
     for _ in range(CASES):
         command, make = rng.choice(COMMANDS)
         cases.append((command, make(rng)))
+    agree(r, library, cases)
+
+
+def agree(r, library, cases):
+    """Every case answered alike by both, with the same state after (rounds until each ran
+    within one ms)."""
     kinds = {}
     for round_no in range(ROUNDS):
         cases_left, wrong = [], []
@@ -223,8 +226,9 @@ def relative_log(r, key):
     return [(m, s - newest) for m, s in entries], pexpiretime(r, key) - newest
 
 
-def test_the_random_cases_cover_errors_verdicts_and_the_range_error(r, library):
-    """The generator reaches every kind of outcome, so the agreement above means something."""
+def test_the_random_cases_cover_errors_and_verdicts_and_never_the_range_error(r, library):
+    """The generator reaches every kind of outcome, so the agreement above means something;
+    a fresh key is never beyond the library's exact range."""
     rng = random.Random(25)
     seen = set()
     pipe = r.pipeline(transaction=False)
@@ -238,5 +242,79 @@ def test_the_random_cases_cover_errors_verdicts_and_the_range_error(r, library):
             seen.add("range" if RANGE_ERROR in str(reply) else "error")
         else:
             seen.add(("allowed" if reply[0] else "rejected", command.split(".")[1].removesuffix("_ro")))
-    for kind in ["error", "range"] + [(a, c) for a in ("allowed", "rejected") for c in ("slide", "fixed", "gcra")]:
+    for kind in ["error"] + [(a, c) for a in ("allowed", "rejected") for c in ("slide", "fixed", "gcra")]:
         assert kind in seen, kind
+    assert "range" not in seen
+
+
+# GCRA states the module writes, then called with a changed limit: quotas up to 10^12 per
+# period, where a TAT rescaled to the new limit and BURST * period_ms pass 2^53.
+QUOTA_PERIODS = [1, 1000, 60_000, 3_600_000, DAY, 30 * DAY, MAX]
+CHANGED_CASES = 1500
+
+
+def quota(rng):
+    return rng.choice([rng.randrange(1, 1000), rng.randrange(1, 10**6), 10**6, rng.randrange(1, 10**9),
+                       rng.randrange(1, MAX + 1), MAX])
+
+
+def max_burst(limit, period):
+    return min(MAX * limit // period, MAX)
+
+
+def gcra_call(rng, period, limit, recording, cost_share=0.5):
+    """Valid GCRA arguments: sometimes BURST (up to its bound), then COST (up to the burst
+    and one past it), REFUND (past 2^53 too) or BLOCK."""
+    args, burst = [period, limit], limit
+    if rng.random() < 0.4:
+        top = max_burst(limit, period)
+        burst = rng.choice([1, 2, rng.randrange(1, top + 1), top])
+        args += ["BURST", burst]
+    roll = rng.random()
+    if roll < cost_share:
+        args += ["COST", rng.choice([1, burst, burst, rng.randrange(1, burst + 1), burst + 1])]
+    elif roll < cost_share + 0.15 and recording:
+        args += ["REFUND", rng.choice([1, 2, rng.randrange(1, MAX), 2**53 + 1, 2**63 - 1])]
+    elif roll < cost_share + 0.3 and recording:
+        args += ["BLOCK", rng.choice([1, 1000, DAY, rng.randrange(1, MAX + 1), MAX])]
+    return args
+
+
+def changed_limit_case(rng):
+    """(command, args, the module's calls that write the state first)."""
+    period, limit = rng.choice(QUOTA_PERIODS + [rng.randrange(1, MAX + 1)]), quota(rng)
+    setup = [gcra_call(rng, period, limit, True, cost_share=0.8) for _ in range(rng.choice([1, 1, 2, 3]))]
+    if rng.random() < 0.3:
+        period = rng.choice(QUOTA_PERIODS + [rng.randrange(1, MAX + 1)])
+    command = rng.choice(["winlimit.gcra", "winlimit.gcra", "winlimit.gcra_ro"])
+    return command, gcra_call(rng, period, quota(rng), command == "winlimit.gcra"), setup
+
+
+def test_gcra_states_called_with_a_changed_limit_get_the_modules_answer(r, library):
+    rng = random.Random(37)
+    cases = [("winlimit.gcra", [114_099_294, 641_936, "BURST", 1], [[DAY, 10**6, "COST", 10**6]]),
+             ("winlimit.gcra", [DAY, 10**9, "BURST", 10**9], [[DAY, 10**9, "COST", 10**9]]),
+             ("winlimit.gcra", [MAX, MAX, "BLOCK", MAX], [[MAX, 7, "COST", 7]])]
+    cases += [changed_limit_case(rng) for _ in range(CHANGED_CASES)]
+    agree(r, library, cases)
+
+
+def test_the_changed_limit_cases_reach_a_rescaled_tat_past_2_53(r, library):
+    """The cases above mean something: many states hold a TAT ahead of now whose rescaling to
+    the new limit passes 2^53 (TAT ms ahead * new limit), and every kind of verdict comes up."""
+    rng = random.Random(37)
+    cases = [changed_limit_case(rng) for _ in range(CHANGED_CASES)]
+    past, seen = 0, set()
+    for i, (command, args, setup) in enumerate(cases):
+        for calls in setup:
+            r.execute_command("winlimit.gcra", f"c{i}", *calls)
+        value = r.get(f"c{i}")
+        if value is not None and value.startswith(b"gcra:"):
+            ms, _, den = (int(x) for x in value.split(b":")[1:4])
+            ahead = ms - r.time()[0] * 1000
+            if den != args[1] and ahead > 0 and ahead * args[1] >= 2**53:
+                past += 1
+        reply = library.call(r, command, f"c{i}", *args)
+        seen.add(("allowed" if reply[0] else "rejected", command))
+    assert past >= 50, past
+    assert seen == {(a, c) for a in ("allowed", "rejected") for c in ("winlimit.gcra", "winlimit.gcra_ro")}

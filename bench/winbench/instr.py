@@ -69,7 +69,7 @@ TARGETS = [
     # The library (lua/winlimit.lua, FCALL) does exact work: a little more than naive scripts.
     Target("LIB_SLIDE", 1.2, "LUA_SLIDE"),
     Target("LIB_FIXED", 1.5, "LUA_FIXED"),
-    Target("LIB_GCRA", 1.1, "LUA_GCRA_FLOAT"),
+    Target("LIB_GCRA", 1.0, "LUA_GCRA_FLOAT"),
 ]
 
 
