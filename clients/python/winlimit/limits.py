@@ -55,6 +55,13 @@ class _Options:
         self.backend = str(options.pop("backend", "auto"))
         self.redis_options = options
 
+    def client(self, plain: Any, cluster: Any) -> Any:
+        """The redis-py client the URI names: `plain.from_url`, or `cluster.from_url` from
+        the first node a cluster URI lists."""
+        if self.target.cluster:
+            return cluster.from_url(first_node(self.target.url), **self.redis_options)
+        return plain.from_url(self.target.url, **self.redis_options)
+
 
 class WinlimitStorage(Storage, MovingWindowSupport):
     """limits' storage over winlimit, for the synchronous strategies."""
@@ -65,12 +72,8 @@ class WinlimitStorage(Storage, MovingWindowSupport):
         super().__init__(uri, wrap_exceptions=wrap_exceptions)
         settings = _Options(uri, options)
         self.plan = settings.plan
-        url = settings.target.url
-        if settings.target.cluster:
-            self.client: Union[redis.Redis, redis.cluster.RedisCluster] = \
-                redis.cluster.RedisCluster.from_url(first_node(url), **settings.redis_options)
-        else:
-            self.client = redis.Redis.from_url(url, **settings.redis_options)
+        self.client: Union[redis.Redis, redis.cluster.RedisCluster] = \
+            settings.client(redis.Redis, redis.cluster.RedisCluster)
         self.limiter = Limiter(self.client, backend=settings.backend)
 
     @property
@@ -125,12 +128,8 @@ class AsyncWinlimitStorage(AsyncStorage, AsyncMovingWindowSupport):
         super().__init__(uri, wrap_exceptions=wrap_exceptions)
         settings = _Options(uri, options)
         self.plan = settings.plan
-        url = settings.target.url
-        if settings.target.cluster:
-            self.client: Union[redis.asyncio.Redis, redis.asyncio.cluster.RedisCluster] = \
-                redis.asyncio.cluster.RedisCluster.from_url(first_node(url), **settings.redis_options)
-        else:
-            self.client = redis.asyncio.Redis.from_url(url, **settings.redis_options)
+        self.client: Union[redis.asyncio.Redis, redis.asyncio.cluster.RedisCluster] = \
+            settings.client(redis.asyncio.Redis, redis.asyncio.cluster.RedisCluster)
         self.limiter = winlimit_asyncio.Limiter(self.client, backend=settings.backend)
 
     @property
