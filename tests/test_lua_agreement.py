@@ -16,9 +16,9 @@ import pytest
 import redis
 
 from kit import editions
-from kit.keyspace import pexpiretime
+from kit.keyspace import copy_key, pexpiretime
 from kit.lua_library import Library
-from kit.server import REDIS_62
+from kit.server import REDIS_60, REDIS_62
 
 pytestmark = editions.module_only("it loads the module and the library itself, on one server: one run, in the module edition")
 
@@ -138,9 +138,14 @@ def run_round(r, library, cases, tag):
         for calls in setup:  # a state the module writes, copied for the library
             for args in calls:
                 prepare.execute_command("winlimit.gcra", f"{tag}:{i}:m", *args)
-            prepare.copy(f"{tag}:{i}:m", f"{tag}:{i}:l")
+            if not REDIS_60:
+                prepare.copy(f"{tag}:{i}:m", f"{tag}:{i}:l")
     for reply in prepare.execute(raise_on_error=False):
         assert not isinstance(reply, Exception), reply
+    if REDIS_60:  # no COPY: DUMP and RESTORE at the same absolute expiry
+        for i, (_, _, *setup) in enumerate(cases):
+            if setup:
+                copy_key(r, f"{tag}:{i}:m", f"{tag}:{i}:l")
     pipe = r.pipeline(transaction=False)
     for i, (command, args, *_) in enumerate(cases):
         module_key, library_key = f"{tag}:{i}:m", f"{tag}:{i}:l"

@@ -16,7 +16,8 @@ BY_NAME = {row["name"].lower(): row for row in TABLE}
 def lua_functions():
     """lua/winlimit.lua's FUNCTIONS: function name -> (command, records)."""
     text = lua_library.library_text()
-    body = re.search(r"^local FUNCTIONS = \{\n(.*?)^\}", text, re.M | re.S).group(1)
+    # At any indent: the entry points live in a block of their own.
+    body = re.search(r"^([ \t]*)local FUNCTIONS = \{\n(.*?)^\1\}", text, re.M | re.S).group(2)
     rows = re.findall(r"^\s*(\w+) = \{ '([\w.]+)', \w+, (true|false) \},", body, re.M)
     return {name: (command, records == "true") for name, command, records in rows}
 
@@ -24,7 +25,7 @@ def lua_functions():
 def lua_names():
     """lua/winlimit.lua's NAMES: the functions it registers, in order."""
     text = lua_library.library_text()
-    return re.findall(r"'(\w+)'", re.search(r"^local NAMES = \{(.*?)\}", text, re.M | re.S).group(1))
+    return re.findall(r"'(\w+)'", re.search(r"^[ \t]*local NAMES = \{(.*?)\}", text, re.M | re.S).group(1))
 
 
 def test_the_kit_has_a_row_for_every_command_of_the_table():

@@ -31,8 +31,10 @@ def copy_key(client, source, destination):
     same absolute expiry."""
     if not REDIS_60:
         return client.copy(source, destination)
-    at = pexpiretime(client, source)
-    return client.restore(destination, max(at, 0), client.dump(source), absttl=at > 0)
+    at, value = pexpiretime(client, source), client.dump(source)
+    if value is None or at == -2:  # no such key (or it expired meanwhile): COPY copies nothing
+        return 0
+    return client.restore(destination, max(at, 0), value, absttl=at > 0)
 
 
 def pexpiretime(client, key):
