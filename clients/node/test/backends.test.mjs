@@ -69,7 +69,7 @@ async function withServer(lib, { module = false, user } = {}, body) {
 
 // README's rules for the data the library touches (Redis 6 reads expiries with PTTL), and a
 // caller that may call the library and the scripts and load scripts, but not load functions.
-const DATA = `${REDIS_6 ? "+time +type +pttl" : "+time +type +pexpiretime"} +get +zcard +zcount +zrange +zrangebyscore +zrevrange ` +
+const DATA = `${REDIS_6 ? "+time +type +pttl" : "+time +type +pexpiretime +pttl"} +get +zcard +zcount +zrange +zrangebyscore +zrevrange ` +
   "+set +incr +incrby +bitfield +zadd +zrem +zremrangebyscore +del +pexpireat";
 const CALLER = `${REDIS_6 ? "" : "+fcall +fcall_ro "}+evalsha +script|load +command|info`;
 

@@ -187,7 +187,7 @@ def test_a_call_whose_reply_never_came_is_not_sent_again(start_server, flavour, 
 # --- a limited ACL user --------------------------------------------------------------------
 
 # README's rules for the data the library touches (Redis 6 reads expiries with PTTL).
-DATA = ("+time +type +pttl" if REDIS_62 else "+time +type +pexpiretime") + \
+DATA = ("+time +type +pttl" if REDIS_62 else "+time +type +pexpiretime +pttl") + \
     " +get +zcard +zcount +zrange +zrangebyscore +zrevrange" \
     " +set +incr +incrby +bitfield +zadd +zrem +zremrangebyscore +del +pexpireat"
 # May call the library and the scripts, and load scripts, but not load functions.
