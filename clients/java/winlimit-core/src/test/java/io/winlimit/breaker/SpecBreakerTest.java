@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.winlimit.RedisServerException;
+import io.winlimit.model.RedisServerException;
 import io.winlimit.support.Spec;
 import java.time.Duration;
 import java.util.ArrayList;

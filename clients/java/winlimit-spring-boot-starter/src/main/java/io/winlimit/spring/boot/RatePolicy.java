@@ -1,18 +1,17 @@
 package io.winlimit.spring.boot;
 
+import io.winlimit.AsyncLimiter;
+import io.winlimit.model.Decision;
+import io.winlimit.model.FixedOptions;
+import io.winlimit.model.GcraOptions;
+import io.winlimit.model.HeaderStyle;
+import io.winlimit.model.SlideOptions;
+import io.winlimit.model.Window;
+import io.winlimit.spring.boot.autoconfigure.PolicyProperties;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
-
-import io.winlimit.AsyncLimiter;
-import io.winlimit.Decision;
-import io.winlimit.FixedOptions;
-import io.winlimit.GcraOptions;
-import io.winlimit.HeaderStyle;
-import io.winlimit.SlideOptions;
-import io.winlimit.Window;
-import io.winlimit.spring.boot.autoconfigure.PolicyProperties;
 
 /**
  * One named policy, checked and ready: the winlimit call that decides, and how a web request

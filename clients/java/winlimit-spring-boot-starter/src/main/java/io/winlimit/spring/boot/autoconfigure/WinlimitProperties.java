@@ -1,13 +1,11 @@
 package io.winlimit.spring.boot.autoconfigure;
 
+import io.winlimit.http.IpKeys;
+import io.winlimit.http.MiddlewareDefaults;
+import io.winlimit.model.BackendChoice;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
-
-import io.winlimit.BackendChoice;
-import io.winlimit.http.IpKeys;
-import io.winlimit.http.MiddlewareDefaults;
-
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
