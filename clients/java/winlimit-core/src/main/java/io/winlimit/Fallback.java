@@ -1,9 +1,10 @@
 package io.winlimit;
 
+import io.winlimit.model.Decision;
 import io.winlimit.protocol.Call;
 
 /** What decides a call while Redis fails or the breaker is open: the very command line that
- * would have gone to Redis ({@link io.winlimit.memory.MemoryLimiter} is one). */
+ * would have gone to Redis (the memory package's {@code MemoryLimiter} is one). */
 public interface Fallback {
     /** The decision for {@code call}, made without Redis; backend MEMORY. */
     Decision decide(Call call);

@@ -1,6 +1,12 @@
 package io.winlimit;
 
 import io.winlimit.library.Backends;
+import io.winlimit.model.Decision;
+import io.winlimit.model.FixedOptions;
+import io.winlimit.model.GcraOptions;
+import io.winlimit.model.RedisUnavailableException;
+import io.winlimit.model.SlideOptions;
+import io.winlimit.model.Window;
 import io.winlimit.protocol.Call;
 import java.time.Duration;
 import java.util.List;

@@ -1,5 +1,7 @@
 package io.winlimit;
 
+import io.winlimit.model.Args;
+import io.winlimit.model.BackendChoice;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.OptionalLong;

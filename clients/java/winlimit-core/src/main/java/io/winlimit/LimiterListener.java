@@ -1,5 +1,7 @@
 package io.winlimit;
 
+import io.winlimit.model.Decision;
+
 /**
  * Told of every decision and every failed call of a limiter, e.g. to count them in metrics.
  * Called on the thread that completes the call; must not block or throw.

@@ -1,5 +1,11 @@
 package io.winlimit;
 
+import io.winlimit.model.Args;
+import io.winlimit.model.Decision;
+import io.winlimit.model.FixedOptions;
+import io.winlimit.model.GcraOptions;
+import io.winlimit.model.SlideOptions;
+import io.winlimit.model.Window;
 import io.winlimit.protocol.Call;
 import java.time.Duration;
 import java.util.List;

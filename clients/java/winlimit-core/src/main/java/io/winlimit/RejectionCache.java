@@ -1,5 +1,6 @@
 package io.winlimit;
 
+import io.winlimit.model.Decision;
 import io.winlimit.protocol.Call;
 import java.util.Iterator;
 import java.util.LinkedHashMap;

@@ -1,5 +1,6 @@
 package io.winlimit;
 
+import io.winlimit.model.RedisTimeoutException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;

@@ -1,11 +1,10 @@
 package io.winlimit.consumer;
 
+import io.winlimit.model.Decision;
+import io.winlimit.spring.boot.RateLimits;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.context.ConfigurableApplicationContext;
-
-import io.winlimit.Decision;
-import io.winlimit.spring.boot.RateLimits;
 
 /** One call through the starter's auto-configured policies, on the Redis of spring.data.redis.*. */
 @SpringBootApplication

@@ -1,8 +1,8 @@
 package io.winlimit.breaker;
 
-import io.winlimit.RedisServerException;
-import io.winlimit.RedisTimeoutException;
-import io.winlimit.RedisUnavailableException;
+import io.winlimit.model.RedisServerException;
+import io.winlimit.model.RedisTimeoutException;
+import io.winlimit.model.RedisUnavailableException;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;

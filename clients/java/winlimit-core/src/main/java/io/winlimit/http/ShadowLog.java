@@ -1,8 +1,8 @@
 package io.winlimit.http;
 
-import io.winlimit.Decision;
-import io.winlimit.Json;
-import io.winlimit.Policy;
+import io.winlimit.model.Decision;
+import io.winlimit.model.Json;
+import io.winlimit.model.Policy;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -1,8 +1,8 @@
 package io.winlimit.jedis;
 
-import io.winlimit.MissingPermissionException;
-import io.winlimit.RedisServerException;
-import io.winlimit.RedisUnavailableException;
+import io.winlimit.model.MissingPermissionException;
+import io.winlimit.model.RedisServerException;
+import io.winlimit.model.RedisUnavailableException;
 import io.winlimit.spi.RedisCommand;
 import io.winlimit.spi.RedisExecutor;
 import java.util.List;

@@ -1,10 +1,10 @@
 package io.winlimit.library;
 
-import io.winlimit.Backend;
-import io.winlimit.BackendChoice;
-import io.winlimit.MissingPermissionException;
-import io.winlimit.ModuleNotLoadedException;
-import io.winlimit.RedisServerException;
+import io.winlimit.model.Backend;
+import io.winlimit.model.BackendChoice;
+import io.winlimit.model.MissingPermissionException;
+import io.winlimit.model.ModuleNotLoadedException;
+import io.winlimit.model.RedisServerException;
 import io.winlimit.protocol.Call;
 import io.winlimit.spi.RedisCommand;
 import java.nio.charset.StandardCharsets;

@@ -1,15 +1,15 @@
 package io.winlimit.memory;
 
-import io.winlimit.Args;
-import io.winlimit.Backend;
-import io.winlimit.Decision;
-import io.winlimit.FixedOptions;
-import io.winlimit.GcraOptions;
 import io.winlimit.LimiterConfig;
-import io.winlimit.RedisServerException;
 import io.winlimit.RejectionCache;
-import io.winlimit.SlideOptions;
-import io.winlimit.Window;
+import io.winlimit.model.Args;
+import io.winlimit.model.Backend;
+import io.winlimit.model.Decision;
+import io.winlimit.model.FixedOptions;
+import io.winlimit.model.GcraOptions;
+import io.winlimit.model.RedisServerException;
+import io.winlimit.model.SlideOptions;
+import io.winlimit.model.Window;
 import io.winlimit.protocol.Call;
 import io.winlimit.protocol.Commands;
 import io.winlimit.protocol.Replies;

@@ -1,8 +1,8 @@
 package io.winlimit.memory;
 
-import io.winlimit.RedisServerException;
 import io.winlimit.memory.Requests.Extras;
 import io.winlimit.memory.Requests.Pair;
+import io.winlimit.model.RedisServerException;
 import java.math.BigInteger;
 import java.util.ArrayDeque;
 import java.util.ArrayList;

@@ -1,6 +1,6 @@
 package io.winlimit.protocol;
 
-import io.winlimit.Policy;
+import io.winlimit.model.Policy;
 import java.util.List;
 
 /**

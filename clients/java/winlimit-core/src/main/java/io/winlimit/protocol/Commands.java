@@ -1,12 +1,12 @@
 package io.winlimit.protocol;
 
-import io.winlimit.CallOptions;
-import io.winlimit.FixedOptions;
-import io.winlimit.GcraOptions;
-import io.winlimit.Json;
-import io.winlimit.Policy;
-import io.winlimit.SlideOptions;
-import io.winlimit.Window;
+import io.winlimit.model.CallOptions;
+import io.winlimit.model.FixedOptions;
+import io.winlimit.model.GcraOptions;
+import io.winlimit.model.Json;
+import io.winlimit.model.Policy;
+import io.winlimit.model.SlideOptions;
+import io.winlimit.model.Window;
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.List;

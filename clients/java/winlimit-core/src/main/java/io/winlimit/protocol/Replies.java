@@ -1,9 +1,9 @@
 package io.winlimit.protocol;
 
-import io.winlimit.Backend;
-import io.winlimit.Decision;
-import io.winlimit.Policy;
-import io.winlimit.WinlimitException;
+import io.winlimit.model.Backend;
+import io.winlimit.model.Decision;
+import io.winlimit.model.Policy;
+import io.winlimit.model.WinlimitException;
 import java.util.List;
 
 /** Reading the five integers every winlimit command replies. */

@@ -8,9 +8,9 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>Replies are normalised: an integer is a {@link Long}, a bulk or simple string a
  * {@code byte[]}, an array a {@code List<Object>}, a nil {@code null}. A server error completes
- * the future with {@link io.winlimit.RedisServerException} carrying the server's text unchanged
- * (or its {@link io.winlimit.MissingPermissionException} subclass for a NOPERM error); a lost
- * or refused connection with {@link io.winlimit.RedisUnavailableException}.
+ * the future with {@link io.winlimit.model.RedisServerException} carrying the server's text unchanged
+ * (or its {@link io.winlimit.model.MissingPermissionException} subclass for a NOPERM error); a lost
+ * or refused connection with {@link io.winlimit.model.RedisUnavailableException}.
  *
  * <p>Cancelling the returned future cancels the command where it has not been written yet, so
  * a command the limiter gave up on is never sent later.

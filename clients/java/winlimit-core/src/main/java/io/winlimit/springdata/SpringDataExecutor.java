@@ -2,9 +2,9 @@ package io.winlimit.springdata;
 
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
-import io.winlimit.RedisUnavailableException;
 import io.winlimit.jedis.JedisExecutor;
 import io.winlimit.lettuce.LettuceExecutor;
+import io.winlimit.model.RedisUnavailableException;
 import io.winlimit.spi.RedisCommand;
 import io.winlimit.spi.RedisExecutor;
 import java.util.concurrent.CompletableFuture;

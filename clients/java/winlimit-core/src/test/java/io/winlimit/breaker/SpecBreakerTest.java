@@ -5,8 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.winlimit.RedisServerException;
+import io.winlimit.model.RedisServerException;
 import io.winlimit.support.Spec;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -21,17 +22,41 @@ import org.junit.jupiter.api.TestFactory;
 class SpecBreakerTest {
     private static final JsonNode SPEC = Spec.load("breaker.json");
 
+    /** The case's own options over BreakerOptions' defaults: an option the case leaves out is
+     * unset here too (max_open_ms unset follows open_ms), never the spec's default put in. */
     private static BreakerOptions options(JsonNode given) {
-        JsonNode d = SPEC.get("defaults");
-        return new BreakerOptions(given.path("breaker").asBoolean(d.get("breaker").asBoolean()),
-                given.path("failures").asInt(d.get("failures").asInt()),
-                given.path("open_ms").asLong(d.get("open_ms").asLong()),
-                given.path("max_open_ms").asLong(d.get("max_open_ms").asLong()));
+        BreakerOptions options = BreakerOptions.defaults();
+        if (given.has("breaker")) {
+            options = options.withEnabled(given.get("breaker").asBoolean());
+        }
+        if (given.has("failures")) {
+            options = options.withFailures(given.get("failures").asInt());
+        }
+        if (given.has("open_ms")) {
+            options = options.withOpen(Duration.ofMillis(given.get("open_ms").asLong()));
+        }
+        if (given.has("max_open_ms")) {
+            options = options.withMaxOpen(Duration.ofMillis(given.get("max_open_ms").asLong()));
+        }
+        return options;
     }
 
     @Test
     void theDefaultsAreTheSharedOnes() {
-        assertEquals(options(SPEC.get("defaults")), BreakerOptions.defaults());
+        JsonNode d = SPEC.get("defaults");
+        BreakerOptions defaults = BreakerOptions.defaults();
+        assertEquals(d.get("breaker").asBoolean(), defaults.enabled());
+        assertEquals(d.get("failures").asInt(), defaults.failures());
+        assertEquals(d.get("open_ms").asLong(), defaults.openMs());
+        assertEquals(d.get("max_open_ms").asLong(), defaults.maxOpenMs());
+    }
+
+    @Test
+    void aLongerOpenPeriodGivenAloneIsItsOwnCapButAGivenCapIsKept() {
+        assertEquals(60_000, BreakerOptions.defaults().withOpen(Duration.ofMinutes(1)).maxOpenMs());
+        assertEquals(BreakerOptions.DEFAULT_MAX_OPEN_MS, BreakerOptions.defaults().withOpen(Duration.ofSeconds(2)).maxOpenMs());
+        BreakerOptions capped = BreakerOptions.defaults().withMaxOpen(Duration.ofSeconds(5));
+        assertThrows(IllegalArgumentException.class, () -> capped.withOpen(Duration.ofSeconds(6)));
     }
 
     @TestFactory
@@ -91,7 +116,7 @@ class SpecBreakerTest {
     }
 
     @Test
-    void badOptionsAreRefused() {
+    void badOptionsAreRefused() throws NoSuchMethodException {
         for (JsonNode bad : SPEC.get("bad_options")) {
             boolean typed = true;
             for (JsonNode value : (Iterable<JsonNode>) bad::elements) {
@@ -100,10 +125,10 @@ class SpecBreakerTest {
             if (typed) {
                 assertThrows(IllegalArgumentException.class, () -> options(bad), bad.toString());
             } else {
-                // failures is an int, the periods longs and breaker a boolean: a fraction, a
-                // string or a boolean in their place cannot be passed at all.
-                assertEquals(int.class, BreakerOptions.class.getRecordComponents()[1].getType());
-                assertEquals(boolean.class, BreakerOptions.class.getRecordComponents()[0].getType());
+                // failures is an int, the periods Durations of whole ms and breaker a boolean: a
+                // fraction, a string or a boolean in their place cannot be passed at all.
+                assertEquals(int.class, BreakerOptions.class.getMethod("withFailures", int.class).getParameterTypes()[0]);
+                assertEquals(boolean.class, BreakerOptions.class.getMethod("withEnabled", boolean.class).getParameterTypes()[0]);
             }
         }
     }

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.winlimit.LimiterConfig;
-import io.winlimit.RedisServerException;
+import io.winlimit.model.RedisServerException;
 import io.winlimit.support.Spec;
 import java.util.ArrayList;
 import java.util.List;

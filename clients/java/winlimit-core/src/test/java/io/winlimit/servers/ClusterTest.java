@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.winlimit.Backend;
-import io.winlimit.Decision;
 import io.winlimit.LimiterConfig;
+import io.winlimit.model.Backend;
+import io.winlimit.model.Decision;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;

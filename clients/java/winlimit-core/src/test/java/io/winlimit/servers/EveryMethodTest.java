@@ -6,16 +6,16 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.winlimit.Backend;
-import io.winlimit.Decision;
-import io.winlimit.FixedOptions;
-import io.winlimit.GcraOptions;
 import io.winlimit.LimiterConfig;
-import io.winlimit.ModuleNotLoadedException;
-import io.winlimit.Policy;
-import io.winlimit.RedisServerException;
-import io.winlimit.SlideOptions;
-import io.winlimit.Window;
+import io.winlimit.model.Backend;
+import io.winlimit.model.Decision;
+import io.winlimit.model.FixedOptions;
+import io.winlimit.model.GcraOptions;
+import io.winlimit.model.ModuleNotLoadedException;
+import io.winlimit.model.Policy;
+import io.winlimit.model.RedisServerException;
+import io.winlimit.model.SlideOptions;
+import io.winlimit.model.Window;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -221,12 +221,12 @@ class EveryMethodTest {
     void theModuleAskedForOnAServerWithoutItNamesTheFix(Target target) {
         if (target.module()) {
             Subject s = adapters.standalone("lettuce", servers.get(target).port(), LimiterConfig.defaults()
-                    .backend(io.winlimit.BackendChoice.SCRIPTS));
+                    .backend(io.winlimit.model.BackendChoice.SCRIPTS));
             assertEquals(Backend.SCRIPTS, s.fixed(key(), Duration.ofMinutes(1), 1).backend());
             return;
         }
         Subject s = adapters.standalone("lettuce", servers.get(target).port(),
-                LimiterConfig.defaults().backend(io.winlimit.BackendChoice.MODULE));
+                LimiterConfig.defaults().backend(io.winlimit.model.BackendChoice.MODULE));
         ModuleNotLoadedException e = assertThrows(ModuleNotLoadedException.class, () -> s.fixed(key(), Duration.ofMinutes(1), 1));
         assertTrue(e.getMessage().endsWith(" -- " + ModuleNotLoadedException.FIX), e.getMessage());
         assertInstanceOf(RedisServerException.class, e);

@@ -6,12 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lettuce.core.ClientOptions;
-import io.winlimit.Decision;
-import io.winlimit.FixedOptions;
-import io.winlimit.GcraOptions;
 import io.winlimit.Limiter;
 import io.winlimit.LimiterConfig;
 import io.winlimit.lettuce.WinlimitLettuce;
+import io.winlimit.model.Decision;
+import io.winlimit.model.FixedOptions;
+import io.winlimit.model.GcraOptions;
 import java.time.Duration;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
@@ -131,7 +131,7 @@ class LimiterFeaturesTest {
         assertThrows(IllegalArgumentException.class, () -> LimiterConfig.defaults().timeout(Duration.ZERO));
         assertThrows(IllegalArgumentException.class, () -> LimiterConfig.defaults().cacheSize(0));
         assertThrows(IllegalArgumentException.class, () -> LimiterConfig.defaults().block(Duration.ZERO));
-        assertThrows(IllegalArgumentException.class, () -> io.winlimit.BackendChoice.of("lua"));
+        assertThrows(IllegalArgumentException.class, () -> io.winlimit.model.BackendChoice.of("lua"));
     }
 
     @Test

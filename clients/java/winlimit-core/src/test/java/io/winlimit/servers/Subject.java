@@ -1,14 +1,14 @@
 package io.winlimit.servers;
 
 import io.winlimit.AsyncLimiter;
-import io.winlimit.Decision;
-import io.winlimit.FixedOptions;
-import io.winlimit.GcraOptions;
 import io.winlimit.Limiter;
 import io.winlimit.ReactiveLimiter;
-import io.winlimit.SlideOptions;
-import io.winlimit.Window;
 import io.winlimit.library.Backends;
+import io.winlimit.model.Decision;
+import io.winlimit.model.FixedOptions;
+import io.winlimit.model.GcraOptions;
+import io.winlimit.model.SlideOptions;
+import io.winlimit.model.Window;
 import io.winlimit.support.Spec;
 import java.time.Duration;
 import java.util.List;

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.winlimit.Policy;
+import io.winlimit.model.Policy;
 import io.winlimit.protocol.Call;
 import io.winlimit.support.Spec;
 import java.util.ArrayList;

@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.winlimit.Decision;
-import io.winlimit.HeaderStyle;
+import io.winlimit.model.Decision;
+import io.winlimit.model.HeaderStyle;
 import io.winlimit.support.Spec;
 import java.util.ArrayList;
 import java.util.List;

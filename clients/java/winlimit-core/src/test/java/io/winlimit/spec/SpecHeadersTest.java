@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.winlimit.Decision;
-import io.winlimit.FixedOptions;
 import io.winlimit.LimiterConfig;
+import io.winlimit.model.Decision;
+import io.winlimit.model.FixedOptions;
 import io.winlimit.protocol.Call;
 import io.winlimit.protocol.Commands;
 import io.winlimit.support.Spec;

@@ -2,12 +2,12 @@ package io.winlimit.support;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.winlimit.Backend;
-import io.winlimit.Decision;
-import io.winlimit.FixedOptions;
-import io.winlimit.GcraOptions;
-import io.winlimit.SlideOptions;
-import io.winlimit.Window;
+import io.winlimit.model.Backend;
+import io.winlimit.model.Decision;
+import io.winlimit.model.FixedOptions;
+import io.winlimit.model.GcraOptions;
+import io.winlimit.model.SlideOptions;
+import io.winlimit.model.Window;
 import io.winlimit.protocol.Call;
 import io.winlimit.protocol.Commands;
 import io.winlimit.protocol.Replies;
@@ -123,7 +123,7 @@ public final class Spec {
         return out;
     }
 
-    private static <T extends io.winlimit.CallOptions<T>> T common(T options, String name, JsonNode value) {
+    private static <T extends io.winlimit.model.CallOptions<T>> T common(T options, String name, JsonNode value) {
         return switch (name) {
             case "cost" -> options.cost(value.asLong());
             case "refund" -> options.refund(value.asLong());

@@ -1,8 +1,7 @@
 package io.winlimit.spring.boot;
 
+import io.winlimit.model.Decision;
 import java.util.Map;
-
-import io.winlimit.Decision;
 
 /**
  * A request over a policy's limit, thrown by {@link RateLimits#check(String, String)} for

@@ -1,11 +1,10 @@
 package io.winlimit.spring.boot;
 
+import io.winlimit.AsyncLimiter;
+import io.winlimit.model.Decision;
 import java.util.Map;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-
-import io.winlimit.AsyncLimiter;
-import io.winlimit.Decision;
 
 /**
  * The named policies of {@code winlimit.policies}, for calls from code:

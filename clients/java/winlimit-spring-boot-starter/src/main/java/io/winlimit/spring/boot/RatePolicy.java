@@ -1,18 +1,17 @@
 package io.winlimit.spring.boot;
 
+import io.winlimit.AsyncLimiter;
+import io.winlimit.model.Decision;
+import io.winlimit.model.FixedOptions;
+import io.winlimit.model.GcraOptions;
+import io.winlimit.model.HeaderStyle;
+import io.winlimit.model.SlideOptions;
+import io.winlimit.model.Window;
+import io.winlimit.spring.boot.autoconfigure.PolicyProperties;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
-
-import io.winlimit.AsyncLimiter;
-import io.winlimit.Decision;
-import io.winlimit.FixedOptions;
-import io.winlimit.GcraOptions;
-import io.winlimit.HeaderStyle;
-import io.winlimit.SlideOptions;
-import io.winlimit.Window;
-import io.winlimit.spring.boot.autoconfigure.PolicyProperties;
 
 /**
  * One named policy, checked and ready: the winlimit call that decides, and how a web request
@@ -82,35 +81,39 @@ public final class RatePolicy {
         };
     }
 
+    // A refund is the check's own options made a refund (CallOptions.asRefund): the same shape
+    // and name, its cost given back, no block.
     private SlideOptions slideOptions(boolean refund) {
-        SlideOptions o = refund ? SlideOptions.defaults().refund(cost) : SlideOptions.defaults().cost(cost);
+        SlideOptions o = SlideOptions.defaults().cost(cost);
         if (bucket != null) {
             o = o.bucket(bucket);
         }
-        if (block != null && !refund) {
+        if (block != null) {
             o = o.block(block);
         }
-        return headerName == null ? o : o.name(headerName);
+        o = headerName == null ? o : o.name(headerName);
+        return refund ? o.asRefund() : o;
     }
 
     private FixedOptions fixedOptions(boolean refund) {
-        FixedOptions o = refund ? FixedOptions.defaults().refund(cost) : FixedOptions.defaults().cost(cost);
-        o = o.align(align);
-        if (block != null && !refund) {
+        FixedOptions o = FixedOptions.defaults().cost(cost).align(align);
+        if (block != null) {
             o = o.block(block);
         }
-        return headerName == null ? o : o.name(headerName);
+        o = headerName == null ? o : o.name(headerName);
+        return refund ? o.asRefund() : o;
     }
 
     private GcraOptions gcraOptions(boolean refund) {
-        GcraOptions o = refund ? GcraOptions.defaults().refund(cost) : GcraOptions.defaults().cost(cost);
+        GcraOptions o = GcraOptions.defaults().cost(cost);
         if (burst != null) {
             o = o.burst(burst);
         }
-        if (block != null && !refund) {
+        if (block != null) {
             o = o.block(block);
         }
-        return headerName == null ? o : o.name(headerName);
+        o = headerName == null ? o : o.name(headerName);
+        return refund ? o.asRefund() : o;
     }
 
     private static List<Window> windows(String name, PolicyProperties p) {

@@ -1,6 +1,6 @@
 package io.winlimit.spring.boot;
 
-import io.winlimit.Decision;
+import io.winlimit.model.Decision;
 
 /**
  * What the web limiting counts: each request's decision by policy and outcome, and the time of

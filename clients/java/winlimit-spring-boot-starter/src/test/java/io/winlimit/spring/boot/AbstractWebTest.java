@@ -4,14 +4,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.winlimit.spring.boot.app.TestApp;
+import io.winlimit.spring.boot.support.Http;
+import io.winlimit.spring.boot.support.RedisServer;
 import java.net.http.HttpResponse;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -22,10 +23,6 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.context.ConfigurableApplicationContext;
-
-import io.winlimit.spring.boot.app.TestApp;
-import io.winlimit.spring.boot.support.Http;
-import io.winlimit.spring.boot.support.RedisServer;
 
 /**
  * The starter in a real application on a free loopback port, driven by a real HTTP client,
@@ -247,7 +244,7 @@ abstract class AbstractWebTest {
     /** The rate-limit fields of a response, by lower-case name. */
     static Map<String, String> fields(HttpResponse<String> response) {
         Map<String, String> out = new TreeMap<>();
-        for (String name : io.winlimit.HeaderStyle.FIELDS) {
+        for (String name : io.winlimit.model.HeaderStyle.FIELDS) {
             Optional<String> value = response.headers().firstValue(name);
             value.ifPresent(v -> out.put(name.toLowerCase(), v));
         }

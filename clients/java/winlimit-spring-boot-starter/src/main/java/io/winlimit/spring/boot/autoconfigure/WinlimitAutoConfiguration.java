@@ -48,9 +48,8 @@ public class WinlimitAutoConfiguration {
                                              ObjectProvider<WinlimitMeters> meters) {
         LimiterConfig config = LimiterConfig.defaults().timeout(properties.getTimeout())
                 .backend(properties.getBackend()).cacheRejections(properties.isCacheRejections());
-        if (!properties.isBreaker()) {
-            config = config.breaker(BreakerOptions.disabled());
-        }
+        config = config.breaker(properties.isBreaker()
+                ? BreakerOptions.defaults().withOpen(properties.getBreakerOpen()) : BreakerOptions.disabled());
         switch (properties.getFallback()) {
             case "none" -> { }
             case "memory" -> config = config.fallback(new MemoryLimiter());

@@ -1,13 +1,12 @@
 package io.winlimit.spring.boot.autoconfigure;
 
+import io.winlimit.breaker.BreakerOptions;
+import io.winlimit.http.IpKeys;
+import io.winlimit.http.MiddlewareDefaults;
+import io.winlimit.model.BackendChoice;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
-
-import io.winlimit.BackendChoice;
-import io.winlimit.http.IpKeys;
-import io.winlimit.http.MiddlewareDefaults;
-
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
@@ -48,6 +47,9 @@ public class WinlimitProperties {
 
     /** Whether the limiter keeps a circuit breaker per server: after consecutive failures nothing is sent for a while, and requests fail at once (or the fallback decides). */
     private boolean breaker = true;
+
+    /** How long the breaker stays open after the failures that open it, doubling on each failed probe up to 30 s (or up to this period when longer). */
+    private Duration breakerOpen = Duration.ofMillis(BreakerOptions.DEFAULT_OPEN_MS);
 
     /** What decides while Redis fails or the breaker is open: none (fail closed or open, per policy) or memory (an in-process limiter with the module's decisions, counted per process). */
     private String fallback = "none";
@@ -109,6 +111,14 @@ public class WinlimitProperties {
 
     public void setBreaker(boolean breaker) {
         this.breaker = breaker;
+    }
+
+    public Duration getBreakerOpen() {
+        return breakerOpen;
+    }
+
+    public void setBreakerOpen(Duration breakerOpen) {
+        this.breakerOpen = breakerOpen;
     }
 
     public String getFallback() {

@@ -1,17 +1,16 @@
 package io.winlimit.spring.boot.metrics;
 
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
-import io.winlimit.Backend;
-import io.winlimit.Decision;
+import io.winlimit.model.Backend;
+import io.winlimit.model.Decision;
 import io.winlimit.spring.boot.WinlimitMeters;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * winlimit's meters on the application's registry, named as the other clients' Prometheus

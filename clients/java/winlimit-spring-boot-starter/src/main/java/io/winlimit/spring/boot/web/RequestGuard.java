@@ -1,5 +1,13 @@
 package io.winlimit.spring.boot.web;
 
+import io.winlimit.AsyncLimiter;
+import io.winlimit.http.ShadowLog;
+import io.winlimit.model.Decision;
+import io.winlimit.model.Json;
+import io.winlimit.model.RedisTimeoutException;
+import io.winlimit.model.WinlimitException;
+import io.winlimit.spring.boot.RatePolicy;
+import io.winlimit.spring.boot.WinlimitMeters;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -7,18 +15,8 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-
-import io.winlimit.AsyncLimiter;
-import io.winlimit.Decision;
-import io.winlimit.Json;
-import io.winlimit.http.ShadowLog;
-import io.winlimit.RedisTimeoutException;
-import io.winlimit.WinlimitException;
-import io.winlimit.spring.boot.RatePolicy;
-import io.winlimit.spring.boot.WinlimitMeters;
 
 /**
  * What the servlet interceptor and the reactive filter share, with no web framework: the

@@ -1,9 +1,8 @@
 package io.winlimit.spring.boot.web;
 
-import java.util.Map;
-
-import io.winlimit.Decision;
+import io.winlimit.model.Decision;
 import io.winlimit.spring.boot.RatePolicy;
+import java.util.Map;
 
 /**
  * What a web request gets from its check: let through with {@code headers} added (200), or

@@ -1,10 +1,17 @@
 package io.winlimit.spring.boot.web.reactive;
 
+import io.winlimit.http.IpKeys;
+import io.winlimit.model.HeaderStyle;
+import io.winlimit.spring.boot.RatePolicy;
+import io.winlimit.spring.boot.annotation.RateLimit;
+import io.winlimit.spring.boot.web.KeyExpressions;
+import io.winlimit.spring.boot.web.RateLimitedHandlers;
+import io.winlimit.spring.boot.web.RequestGuard;
+import io.winlimit.spring.boot.web.Verdict;
 import java.net.InetSocketAddress;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
-
 import org.springframework.core.Ordered;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.server.reactive.ServerHttpRequest;
@@ -13,15 +20,6 @@ import org.springframework.web.reactive.HandlerMapping;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
 import org.springframework.web.server.WebFilterChain;
-
-import io.winlimit.HeaderStyle;
-import io.winlimit.spring.boot.RatePolicy;
-import io.winlimit.spring.boot.annotation.RateLimit;
-import io.winlimit.http.IpKeys;
-import io.winlimit.spring.boot.web.KeyExpressions;
-import io.winlimit.spring.boot.web.RateLimitedHandlers;
-import io.winlimit.spring.boot.web.RequestGuard;
-import io.winlimit.spring.boot.web.Verdict;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 

@@ -1,13 +1,11 @@
 package io.winlimit.spring.boot.web.reactive;
 
+import io.winlimit.model.Decision;
 import java.nio.charset.StandardCharsets;
-
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.MediaType;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.web.server.ServerWebExchange;
-
-import io.winlimit.Decision;
 import reactor.core.publisher.Mono;
 
 /**

@@ -1,26 +1,23 @@
 package io.winlimit.spring.boot.web.servlet;
 
+import io.winlimit.http.IpKeys;
+import io.winlimit.model.HeaderStyle;
+import io.winlimit.spring.boot.RatePolicy;
+import io.winlimit.spring.boot.annotation.RateLimit;
+import io.winlimit.spring.boot.web.KeyExpressions;
+import io.winlimit.spring.boot.web.RateLimitedHandlers;
+import io.winlimit.spring.boot.web.RequestGuard;
+import io.winlimit.spring.boot.web.Verdict;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
-import jakarta.servlet.http.HttpServletRequest;
-import jakarta.servlet.http.HttpServletResponse;
-
 import org.springframework.web.method.HandlerMethod;
 import org.springframework.web.servlet.HandlerInterceptor;
 import org.springframework.web.servlet.HandlerMapping;
-
-import io.winlimit.HeaderStyle;
-import io.winlimit.spring.boot.RatePolicy;
-import io.winlimit.spring.boot.annotation.RateLimit;
-import io.winlimit.http.IpKeys;
-import io.winlimit.spring.boot.web.KeyExpressions;
-import io.winlimit.spring.boot.web.RateLimitedHandlers;
-import io.winlimit.spring.boot.web.RequestGuard;
-import io.winlimit.spring.boot.web.Verdict;
 
 /**
  * Limits the requests of @RateLimit handler methods on Spring MVC, before the handler runs:

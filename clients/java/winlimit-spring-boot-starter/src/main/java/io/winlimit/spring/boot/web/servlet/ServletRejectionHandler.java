@@ -1,12 +1,10 @@
 package io.winlimit.spring.boot.web.servlet;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-
+import io.winlimit.model.Decision;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
-
-import io.winlimit.Decision;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 
 /**
  * The response to a rejected request on Spring MVC. The rate-limit fields and Retry-After are

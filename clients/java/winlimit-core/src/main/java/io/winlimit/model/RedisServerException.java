@@ -1,4 +1,4 @@
-package io.winlimit;
+package io.winlimit.model;
 
 /** The server answered with an error; the message is its text, unchanged. */
 public class RedisServerException extends WinlimitException {

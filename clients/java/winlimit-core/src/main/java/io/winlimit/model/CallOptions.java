@@ -1,8 +1,9 @@
-package io.winlimit;
+package io.winlimit.model;
 
 import java.time.Duration;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 
 /**
  * The options every limiter method takes. Immutable: each {@code with} method returns a copy.
@@ -11,6 +12,13 @@ import java.util.OptionalLong;
  * @param <T> the options class itself
  */
 public abstract class CallOptions<T extends CallOptions<T>> {
+    /**
+     * The options {@link #asRefund} repeats, by the names clients/spec/command_table.json gives
+     * them: those that shape the limit (what the {@code _RO} readers take, but the cost) and the
+     * policy's name in the header fields. A refund must meet the same limit the call met.
+     */
+    public static final Set<String> KEPT_BY_REFUND = Set.of("bucket", "align", "burst", "name");
+
     Long cost;
     Long refund;
     Long blockMs;
@@ -43,6 +51,19 @@ public abstract class CallOptions<T extends CallOptions<T>> {
     public T refund(long units) {
         T out = copy();
         out.refund = units;
+        return out;
+    }
+
+    /** The call that gives back the units a call with these options took: REFUND of its cost
+     * (default 1), with the options of {@link #KEPT_BY_REFUND} kept (the BUCKET, ALIGN or BURST
+     * of its method, the name) and no block, wait or peek. */
+    public T asRefund() {
+        T out = copy();
+        out.refund = cost == null ? 1L : cost;
+        out.cost = null;
+        out.blockMs = null;
+        out.peek = false;
+        out.waitMs = null;
         return out;
     }
 

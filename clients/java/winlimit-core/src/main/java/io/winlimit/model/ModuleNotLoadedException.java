@@ -1,4 +1,4 @@
-package io.winlimit;
+package io.winlimit.model;
 
 /** The server does not know the WINLIMIT commands: the module is not loaded there (and the
  * limiter was told to use the module). The message is the server's text, " -- ", and the fix. */

@@ -1,4 +1,4 @@
-package io.winlimit;
+package io.winlimit.model;
 
 /** Options of {@code fixed}: those of every call, and ALIGN. */
 public final class FixedOptions extends CallOptions<FixedOptions> {

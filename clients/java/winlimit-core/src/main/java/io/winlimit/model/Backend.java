@@ -1,4 +1,4 @@
-package io.winlimit;
+package io.winlimit.model;
 
 /** Which edition of winlimit answered a decision. */
 public enum Backend {
@@ -8,7 +8,7 @@ public enum Backend {
     FUNCTIONS("functions"),
     /** The same library as a script, by EVALSHA (Redis 6). */
     SCRIPTS("scripts"),
-    /** The in-process {@link io.winlimit.memory.MemoryLimiter}. */
+    /** The in-process memory limiter ({@code MemoryLimiter}, the fallback). */
     MEMORY("memory");
 
     private final String label;

@@ -1,4 +1,4 @@
-package io.winlimit;
+package io.winlimit.model;
 
 /** The call was not sent: the limiter's circuit breaker is open after Redis failed, and the
  * limiter has no fallback. A {@link RedisUnavailableException}, so code that handles Redis

@@ -1,4 +1,4 @@
-package io.winlimit;
+package io.winlimit.model;
 
 /** The one bit of JSON the client writes: a string, as the other clients quote keys and names. */
 public final class Json {

@@ -1,4 +1,4 @@
-package io.winlimit;
+package io.winlimit.model;
 
 /** The ACL user may not run a command the chosen backend needs; the message is the server's
  * text and names the rule to add. */

@@ -1,4 +1,4 @@
-package io.winlimit;
+package io.winlimit.model;
 
 import java.util.LinkedHashMap;
 import java.util.Map;

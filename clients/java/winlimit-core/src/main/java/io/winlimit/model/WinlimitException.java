@@ -1,4 +1,4 @@
-package io.winlimit;
+package io.winlimit.model;
 
 /** Every error of winlimit's own Redis calls. Bad arguments are IllegalArgumentException,
  * thrown before anything is sent, and are not among these. */

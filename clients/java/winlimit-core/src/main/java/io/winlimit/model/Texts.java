@@ -1,4 +1,4 @@
-package io.winlimit;
+package io.winlimit.model;
 
 /** Small text helpers for error messages. */
 final class Texts {

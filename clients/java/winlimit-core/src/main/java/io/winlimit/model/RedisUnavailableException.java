@@ -1,4 +1,4 @@
-package io.winlimit;
+package io.winlimit.model;
 
 /** Redis gave no answer: the connection failed or closed, or no reply came within the
  * limiter's timeout. The call is never sent again by winlimit: it was counted at most once. */

@@ -1,4 +1,4 @@
-package io.winlimit;
+package io.winlimit.model;
 
 import java.time.Duration;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.winlimit;
+package io.winlimit.model;
 
 /** No answer from Redis within the limiter's timeout. The command was cancelled: if it was
  * still waiting in the client's queue (Lettuce buffers commands while disconnected), it is
