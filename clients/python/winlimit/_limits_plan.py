@@ -93,11 +93,10 @@ def second_peek_cost(limit: int, first: Decision) -> Optional[int]:
     return limit - in_window + 1
 
 
-def moving_window(limit: int, expiry: int, first: Decision, second: Optional[Decision],
-                  now: Optional[float] = None) -> Tuple[float, int]:
+def moving_window(expiry: int, first: Decision, second: Optional[Decision]) -> Tuple[float, int]:
     """limits' (start, count): the oldest counted unit's time (the window resets at start +
     expiry), from the wait the server gave for that unit to leave; now when nothing counts."""
-    now = time.time() if now is None else now
+    now = time.time()
     in_window = counted(first)
     if in_window == 0:
         return now, 0

@@ -92,7 +92,7 @@ class WinlimitStorage(Storage, MovingWindowSupport):
         first = self.limiter.slide(*args, peek=True, **options)
         cost = second_peek_cost(limit, first)
         second = None if cost is None else self.limiter.slide(*args, cost=cost, peek=True, **options)
-        return moving_window(limit, expiry, first, second)
+        return moving_window(expiry, first, second)
 
     def incr(self, key: str, expiry: int, amount: int = 1) -> int:
         return counted(self.limiter.fixed(*self.plan.counter(key, expiry), cost=amount))
@@ -148,7 +148,7 @@ class AsyncWinlimitStorage(AsyncStorage, AsyncMovingWindowSupport):
         first = await self.limiter.slide(*args, peek=True, **options)
         cost = second_peek_cost(limit, first)
         second = None if cost is None else await self.limiter.slide(*args, cost=cost, peek=True, **options)
-        return moving_window(limit, expiry, first, second)
+        return moving_window(expiry, first, second)
 
     async def incr(self, key: str, expiry: int, amount: int = 1) -> int:
         return counted(await self.limiter.fixed(*self.plan.counter(key, expiry), cost=amount))
