@@ -72,7 +72,8 @@ def requests(framework, port, layers, count):
     that spans a second or more (a loaded machine) shows one less: it is run again, on an
     empty Redis, until one fits in a second."""
     for _ in range(TRIES):
-        redis.Redis(host="127.0.0.1", port=port).flushall()
+        with redis.Redis(host="127.0.0.1", port=port) as fresh:
+            fresh.flushall()
         out = []
         with served(framework, port, layers=layers) as http:
             for _ in range(count):
