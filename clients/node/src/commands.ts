@@ -161,9 +161,33 @@ function slidePairs(windows: unknown, limit: unknown): [number, number][] {
   });
 }
 
+/** What a command keeps under its key, by clients/spec/command_table.json's `state`: the
+ * memory limiter picks its store from it (a log with BUCKET is a ring of buckets). */
+export type StateKind = "log" | "counter" | "tat";
+
+/** One command this client sends, declared once beside its builder: the module's writer (the
+ * reader is its `_RO` form), the limiter method that sends it, its state kind and the options
+ * that shape its limit (what its reader takes, the cost aside). Every list of commands in the
+ * client (the methods a refund records, the options it repeats, the memory limiter's stores)
+ * is read from {@link COMMANDS}. */
+export interface CommandSpec {
+  readonly command: string;
+  readonly method: string;
+  readonly state: StateKind;
+  readonly shape: readonly string[];
+}
+
+/** Every command the client sends, by the writer's name. */
+export const COMMANDS = new Map<string, CommandSpec>();
+
+function defines(spec: CommandSpec): void {
+  COMMANDS.set(spec.command, spec);
+}
+
 // Each builder takes the limiter's default name, then the arguments of the limiter method of
 // the same name, as the user passed them.
 
+defines({ command: "WINLIMIT.SLIDE", method: "slide", state: "log", shape: ["bucket"] });
 /** WINLIMIT.SLIDE[_RO] key window_ms limit [window_ms limit ...] [COST n | REFUND n] [BLOCK ms] [BUCKET ms]:
  * `slide(name, key, windowMs, limit, options?)` or `slide(name, key, [[windowMs, limit], ...], options?)`. */
 export function slide(defaultName: string, key: unknown, windows: unknown, ...rest: unknown[]): Call {
@@ -184,6 +208,7 @@ export function slide(defaultName: string, key: unknown, windows: unknown, ...re
   return { args, key: key as Key, readonly: peek, refund: options.refund !== undefined, policies, options };
 }
 
+defines({ command: "WINLIMIT.FIXED", method: "fixed", state: "counter", shape: ["align"] });
 /** WINLIMIT.FIXED[_RO] key window_ms limit [COST n | REFUND n] [BLOCK ms] [ALIGN]: `fixed(name, key, windowMs, limit, options?)`. */
 export function fixed(defaultName: string, key: unknown, windowMs: unknown, limit: unknown, options?: unknown): Call {
   const o = checkOptions<FixedOptions>(options);
@@ -194,6 +219,7 @@ export function fixed(defaultName: string, key: unknown, windowMs: unknown, limi
   return { args, key: key as Key, readonly: peek, refund: o.refund !== undefined, policies, options: o };
 }
 
+defines({ command: "WINLIMIT.GCRA", method: "gcra", state: "tat", shape: ["burst"] });
 /** WINLIMIT.GCRA[_RO] key period_ms limit [BURST n] [COST n | REFUND n] [BLOCK ms]: `gcra(name, key, periodMs, limit, options?)`. */
 export function gcra(defaultName: string, key: unknown, periodMs: unknown, limit: unknown, options?: unknown): Call {
   const o = checkOptions<GcraOptions>(options);

@@ -83,7 +83,7 @@ function printable(word: string): string {
   return chars.length > 64 ? `${shown}...` : shown;
 }
 
-function unknown(word: string): RedisCallError {
+export function unknownOption(word: string): RedisCallError {
   return error(`unknown option '${printable(word)}'`);
 }
 
@@ -91,7 +91,7 @@ function unexpected(word: string): RedisCallError {
   if (looksLikeInteger(word)) {
     return error(`'${printable(word)}' where an option was expected: window_ms limit pairs come before the options`);
   }
-  return unknown(word);
+  return unknownOption(word);
 }
 
 /** Keyword options: case-insensitive, any order, each at most once; REFUND and BLOCK taken
@@ -223,7 +223,7 @@ export function gcra(args: readonly string[]): GcraRequest {
   for (let word = options.next(); word !== undefined; word = options.next()) {
     if (word.toUpperCase() === "BURST") burstWord = options.value("BURST");
     else if (word.toUpperCase() === "COST") units = cost(options.value("COST"));
-    else if (!options.extra(word)) throw unknown(word);
+    else if (!options.extra(word)) throw unknownOption(word);
   }
   const extras = options.extras();
   // A full refill (burst * period_ms / limit) must fit in 10^12 ms.

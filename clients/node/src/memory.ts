@@ -110,9 +110,11 @@ export class MemoryLimiter extends CommandMethods {
     const upper = command.toUpperCase();
     const peek = upper.endsWith("_RO");
     const base = peek ? upper.slice(0, -3) : upper;
+    const spec = commands.COMMANDS.get(base);
+    if (spec === undefined) throw new RedisCallError(`ERR unknown command '${base}' for the memory limiter`);
     const now = this.clock();
-    const state = this.state(key, now, base, words);
-    const reply = decide(state, now, words, peek, this.maxLimit);
+    const state = this.state(key, now, spec, words);
+    const reply = decide(state, now, spec, words, peek, this.maxLimit);
     if (state.expiresAt !== undefined && !this.keys.has(key)) this.keys.set(key, state);
     this.bound(now);
     return reply;
@@ -120,13 +122,13 @@ export class MemoryLimiter extends CommandMethods {
 
   /** The key's live state (moved to most recently used), or a new empty one of the
    * command's kind, kept only once it records something. */
-  private state(key: string, now: number, base: string, words: string[]): State {
+  private state(key: string, now: number, spec: commands.CommandSpec, words: string[]): State {
     let state = this.keys.get(key);
     if (state !== undefined && state.expiresAt !== undefined && state.expiresAt <= now) {
       this.keys.delete(key);
       state = undefined;
     }
-    const fresh = newState(base, words);
+    const fresh = newState(spec, words);
     if (state === undefined) return fresh;
     if (state.kind !== fresh.kind) throw new RedisCallError("WRONGTYPE Operation against a key holding the wrong kind of value");
     this.keys.delete(key);
@@ -147,30 +149,47 @@ export class MemoryLimiter extends CommandMethods {
   }
 }
 
-/** The state's answer to the line, REFUND and BLOCK refused on a `_RO` command. */
-function decide(state: State, now: number, words: string[], peek: boolean, maxLimit: number): Reply {
+/** The state's answer to the line, REFUND and BLOCK refused on a `_RO` command. The state
+ * kind's parser reads the line; the command then refuses what its kind's other commands take
+ * and it does not, as the module's parser for it does. */
+function decide(state: State, now: number, spec: commands.CommandSpec, words: string[], peek: boolean, maxLimit: number): Reply {
   if (state instanceof Counter) {
     const request = parse.fixed(words);
+    refuseForeignShape(spec, words);
     parse.checkMode(request.extras, peek);
     return state.decide(now, request, peek);
   }
   if (state instanceof Tat) {
     const request = parse.gcra(words);
+    refuseForeignShape(spec, words);
     parse.checkMode(request.extras, peek);
     return state.decide(now, request, peek);
   }
   const request = parse.slide(words, maxLimit);
+  refuseForeignShape(spec, words);
   parse.checkMode(request.extras, peek);
   return state.decide(now, request, peek);
 }
 
-function newState(base: string, words: string[]): State {
-  if (base === "WINLIMIT.SLIDE") {
+/** A shape option another command of the same state kind takes and this one does not (a
+ * counter without ALIGN) is an unknown option here. Option values are integers, so a word
+ * that is the option's keyword is the option. */
+function refuseForeignShape(spec: commands.CommandSpec, words: string[]): void {
+  const foreign = new Set<string>();
+  for (const other of commands.COMMANDS.values()) {
+    if (other.state !== spec.state) continue;
+    for (const option of other.shape) if (!spec.shape.includes(option)) foreign.add(option.toUpperCase());
+  }
+  const word = words.find((w) => foreign.has(w.toUpperCase()));
+  if (word !== undefined) throw parse.unknownOption(word);
+}
+
+/** An empty state of the command's kind; a log with BUCKET is a ring of buckets. */
+function newState(spec: commands.CommandSpec, words: string[]): State {
+  if (spec.state === "log") {
     const at = words.findIndex((w, i) => w.toUpperCase() === "BUCKET" && i + 1 < words.length);
     const bucket = at < 0 ? undefined : parse.parseInt64(words[at + 1]);
     return bucket === undefined ? new Log() : new Buckets(bucket);
   }
-  if (base === "WINLIMIT.FIXED") return new Counter();
-  if (base === "WINLIMIT.GCRA") return new Tat();
-  throw new RedisCallError(`ERR unknown command '${base}' for the memory limiter`);
+  return spec.state === "counter" ? new Counter() : new Tat();
 }

@@ -10,6 +10,7 @@
  */
 
 import type { ServerResponse } from "node:http";
+import { COMMANDS } from "./commands";
 import type { Decision } from "./decision";
 import type { Limiter } from "./limiter";
 
@@ -20,10 +21,11 @@ export type Count = "all" | "failures" | "successes";
 export type IsFailure = (status: number) => boolean;
 
 const COUNTS: readonly Count[] = ["all", "failures", "successes"];
-export const RECORDING = ["slide", "fixed", "gcra"] as const;
+// Every method records unless it peeks.
+export const RECORDING: readonly string[] = [...COMMANDS.values()].map((spec) => spec.method);
 // What a refund repeats of the call it undoes: the same limit and shape, not its cost, block
 // or wait (REFUND takes the cost's place; BLOCK with it is refused).
-export const KEPT = ["bucket", "align", "burst", "name"] as const;
+export const KEPT: readonly string[] = [...new Set([...[...COMMANDS.values()].flatMap((spec) => spec.shape), "name"])].sort();
 
 type Options = Record<string, unknown>;
 type Method = (...args: unknown[]) => Promise<Decision> | Decision;
@@ -47,7 +49,7 @@ export class Recorder {
     private readonly blockMs: number | undefined,
   ) {
     for (const name of RECORDING) {
-      const method = (limiter[name] as Method).bind(limiter);
+      const method = (limiter as unknown as Record<string, Method>)[name].bind(limiter);
       Object.defineProperty(this, name, { value: (...args: unknown[]) => this.record(method, args) });
     }
   }

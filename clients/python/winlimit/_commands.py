@@ -4,7 +4,7 @@ the sync and asyncio clients, which only send them."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, Optional, Sequence, Tuple, TypeVar, Union
 
 import redis
 
@@ -15,6 +15,35 @@ Arg = Union[str, bytes, int]
 Pairs = Sequence[Tuple[int, int]]
 
 DEFAULT_NAME = "winlimit"
+
+Builder = TypeVar("Builder", bound=Callable[..., "Call"])
+
+
+@dataclass(frozen=True)
+class Spec:
+    """One command this client sends, declared once beside its builder: the module's writer
+    (the reader is its `_RO` form), the method that sends it, the state it keeps under its key
+    (clients/spec/command_table.json's `state`: `log`, `counter` or `tat`) and the options that
+    shape its limit (what its reader takes, the cost aside). Every list of commands in the
+    client (the methods a refund records, the options it repeats, the memory limiter's
+    states) is read from here."""
+
+    command: str
+    method: str
+    state: str
+    shape: Tuple[str, ...] = ()
+
+
+COMMANDS: Dict[str, Spec] = {}
+"""Every command the client sends, by the writer's name."""
+
+
+def _defines(command: str, state: str, shape: Tuple[str, ...] = ()) -> Callable[[Builder], Builder]:
+    def register(builder: Builder) -> Builder:
+        COMMANDS[command] = Spec(command, builder.__name__, state, shape)
+        return builder
+
+    return register
 
 
 class ModuleNotLoaded(redis.ResponseError):
@@ -88,6 +117,7 @@ def _options(cost: int, refund: Optional[int], block_ms: Optional[int]) -> Tuple
     return args
 
 
+@_defines("WINLIMIT.SLIDE", "log", ("bucket",))
 def slide(key: Key, window_ms: Union[int, Pairs], limit: Optional[int] = None, *, cost: int = 1,
           refund: Optional[int] = None, block_ms: Optional[int] = None, bucket: Optional[int] = None,
           peek: bool = False, name: str = DEFAULT_NAME) -> Call:
@@ -121,6 +151,7 @@ def _slide_pairs(window_ms: Union[int, Pairs], limit: Optional[int]) -> Sequence
     return pairs
 
 
+@_defines("WINLIMIT.FIXED", "counter", ("align",))
 def fixed(key: Key, window_ms: int, limit: int, *, cost: int = 1, refund: Optional[int] = None,
           block_ms: Optional[int] = None, align: bool = False, peek: bool = False, name: str = DEFAULT_NAME) -> Call:
     """WINLIMIT.FIXED[_RO] key window_ms limit [COST n | REFUND n] [BLOCK ms] [ALIGN]."""
@@ -131,6 +162,7 @@ def fixed(key: Key, window_ms: int, limit: int, *, cost: int = 1, refund: Option
     return Call(args, (Policy(name, limit, window_ms),))
 
 
+@_defines("WINLIMIT.GCRA", "tat", ("burst",))
 def gcra(key: Key, period_ms: int, limit: int, *, burst: Optional[int] = None, cost: int = 1,
          refund: Optional[int] = None, block_ms: Optional[int] = None, peek: bool = False,
          name: str = DEFAULT_NAME) -> Call:

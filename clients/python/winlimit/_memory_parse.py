@@ -139,14 +139,14 @@ def _printable(word: str) -> str:
     return shown + "..." if len(word) > 64 else shown
 
 
-def _unknown(word: str) -> redis.ResponseError:
+def unknown_option(word: str) -> redis.ResponseError:
     return error(f"unknown option '{_printable(word)}'")
 
 
 def _unexpected(word: str) -> redis.ResponseError:
     if _looks_like_integer(word):
         return error(f"'{_printable(word)}' where an option was expected: window_ms limit pairs come before the options")
-    return _unknown(word)
+    return unknown_option(word)
 
 
 def _windows(args: Sequence[str], bound_for: Callable[[Sequence[str]], int]
@@ -244,7 +244,7 @@ def gcra(args: Sequence[str]) -> GcraRequest:
         elif word.upper() == "COST":
             cost = _cost(options.value("COST"))
         elif not options.extra(word):
-            raise _unknown(word)
+            raise unknown_option(word)
     extras = options.extras()
     # A full refill (burst * period_ms / limit) must fit in 10^12 ms.
     max_burst = min(MAX * limit // period_ms, MAX)

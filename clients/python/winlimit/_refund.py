@@ -13,13 +13,16 @@ import inspect
 import logging
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
+from ._commands import COMMANDS
+
 log = logging.getLogger("winlimit")
 
 COUNTS = ("all", "failures", "successes")
-RECORDING = ("slide", "fixed", "gcra")
+# Every method records unless it peeks.
+RECORDING = tuple(spec.method for spec in COMMANDS.values())
 # What a refund repeats of the call it undoes: the same limit and shape, not its cost, block
 # or wait (REFUND takes the cost's place; BLOCK with it is refused).
-KEPT = ("bucket", "align", "burst", "name")
+KEPT = tuple(sorted({option for spec in COMMANDS.values() for option in spec.shape} | {"name"}))
 
 IsFailure = Callable[[int], bool]
 """`is_failure(status)`: whether a response of this status is a failure."""

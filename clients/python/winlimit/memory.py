@@ -105,34 +105,42 @@ class Limiter(SyncMethods):
         base = command[:-3] if peek else command
         with self._lock:
             now = self.clock()
-            state = self._state(_text(key), now, base, words)
-            reply = self._decide(state, now, words, peek)
+            spec = _commands.COMMANDS.get(base)
+            if spec is None:
+                raise redis.ResponseError(f"unknown command '{base}' for winlimit.memory")
+            state = self._state(_text(key), now, spec, words)
+            reply = self._decide(state, now, spec, words, peek)
             if state.expires_at is not None and _text(key) not in self._keys:
                 self._keys[_text(key)] = state
             self._bound(now)
         return reply
 
-    def _decide(self, state: State, now: int, words: List[str], peek: bool) -> Reply:
+    def _decide(self, state: State, now: int, spec: _commands.Spec, words: List[str], peek: bool) -> Reply:
+        # The state kind's parser reads the line; the command then refuses what its kind's other
+        # commands take and it does not, as the module's parser for it does.
         if isinstance(state, (Log, Buckets)):
             slide = _memory_parse.slide(words, self.max_limit)
+            _refuse_foreign_shape(spec, words)
             _memory_parse.check_mode(slide.extras, peek)
             return state.decide(now, slide, peek)
         if isinstance(state, Counter):
             fixed = _memory_parse.fixed(words)
+            _refuse_foreign_shape(spec, words)
             _memory_parse.check_mode(fixed.extras, peek)
             return state.decide(now, fixed, peek)
         gcra = _memory_parse.gcra(words)
+        _refuse_foreign_shape(spec, words)
         _memory_parse.check_mode(gcra.extras, peek)
         return state.decide(now, gcra, peek)
 
-    def _state(self, key: str, now: int, base: str, words: List[str]) -> State:
+    def _state(self, key: str, now: int, spec: _commands.Spec, words: List[str]) -> State:
         """The key's live state (refreshed as the most recently used), or a new empty one of
         the command's kind, which is kept only once it records something."""
         state = self._keys.get(key)
         if state is not None and state.expires_at is not None and state.expires_at <= now:
             del self._keys[key]
             state = None
-        fresh = _new_state(base, words)
+        fresh = _new_state(spec, words)
         if state is None:
             return fresh
         if state.kind != fresh.kind:
@@ -153,15 +161,25 @@ class Limiter(SyncMethods):
                 del self._keys[key]
 
 
-def _new_state(base: str, words: List[str]) -> State:
-    if base == "WINLIMIT.SLIDE":
+def _new_state(spec: _commands.Spec, words: List[str]) -> State:
+    """An empty state of the command's kind; a log with BUCKET is a ring of buckets."""
+    if spec.state == "log":
         bucket = _bucket_of(words)
         return Log() if bucket is None else Buckets(bucket)
-    if base == "WINLIMIT.FIXED":
+    if spec.state == "counter":
         return Counter()
-    if base == "WINLIMIT.GCRA":
-        return Tat()
-    raise redis.ResponseError(f"unknown command '{base}' for winlimit.memory")
+    return Tat()
+
+
+def _refuse_foreign_shape(spec: _commands.Spec, words: List[str]) -> None:
+    """A shape option that another command of the same state kind takes and this one does not
+    (a counter without ALIGN) is an unknown option to this command. Option values are
+    integers, so a word that is the option's keyword is the option."""
+    foreign = {option.upper() for other in _commands.COMMANDS.values() if other.state == spec.state
+               for option in other.shape if option not in spec.shape}
+    for word in words:
+        if word.upper() in foreign:
+            raise _memory_parse.unknown_option(word)
 
 
 def _bucket_of(words: List[str]) -> Optional[int]:
