@@ -31,7 +31,7 @@ from ._decision import Decision, Policy
 from ._failures import BreakerOpen, CallTimedOut
 from ._keys import ip_key
 from ._options import check_timeout
-from ._sync_methods import SyncMethods
+from ._methods import SyncMethods
 
 if TYPE_CHECKING:
     from . import memory

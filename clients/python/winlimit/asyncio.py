@@ -6,16 +6,17 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Awaitable, Optional, Protocol, Union
+from typing import TYPE_CHECKING, Any, Awaitable, Optional, Protocol
 
 import redis
 
 from . import _backend, _commands, _counting, _protect, _wait
 from ._breaker import DEFAULT_FAILURES, DEFAULT_OPEN_MS, REFUSE, BreakerOptions, Breakers
 from ._cache import DEFAULT_SIZE, RejectionCache, forget, lookup, remember
-from ._commands import Key, Pairs
+from ._commands import Key
 from ._decision import Decision
 from ._failures import CallTimedOut
+from ._methods import CommandMethods
 from ._options import DEFAULT_TIMEOUT, check_timeout
 
 if TYPE_CHECKING:
@@ -32,7 +33,7 @@ class AsyncClient(Protocol):
     def execute_command(self, *args: Any, **options: Any) -> Awaitable[Any]: ...
 
 
-class Limiter:
+class Limiter(CommandMethods[Awaitable[Decision]]):
     """The awaitable twin of `winlimit.Limiter`: the same methods, arguments, backends,
     breaker and decisions. `timeout` (seconds, default 1.0; None: as long as the client)
     bounds each call, which then counts as failed for the breaker."""
@@ -53,35 +54,10 @@ class Limiter:
         self.breakers = _protect.logged(Breakers(BreakerOptions(breaker, failures, open_ms, max_open_ms), self.name))
         _protect.watch(self.breakers, metrics)
 
-    async def slide(self, key: Key, window_ms: Union[int, Pairs], limit: Optional[int] = None, *,
-                    cost: int = 1, refund: Optional[int] = None, block_ms: Optional[int] = None,
-                    bucket: Optional[int] = None, peek: bool = False,
-                    name: Optional[str] = None, wait: Optional[float] = None) -> Decision:
-        """WINLIMIT.SLIDE (see `winlimit.Limiter.slide`)."""
-        call = _commands.slide(key, window_ms, limit, cost=cost, refund=refund, block_ms=self._block(block_ms, peek, refund), bucket=bucket, peek=peek, name=self._name(name))
-        return await self._run(call, _wait.check(wait, peek, refund))
+    def _run(self, call: _commands.Call, wait: Optional[float]) -> Awaitable[Decision]:
+        return self._waited(call, wait)
 
-    async def fixed(self, key: Key, window_ms: int, limit: int, *, cost: int = 1, refund: Optional[int] = None,
-                    block_ms: Optional[int] = None, align: bool = False, peek: bool = False, name: Optional[str] = None, wait: Optional[float] = None) -> Decision:
-        """WINLIMIT.FIXED (see `winlimit.Limiter.fixed`)."""
-        call = _commands.fixed(key, window_ms, limit, cost=cost, refund=refund, block_ms=self._block(block_ms, peek, refund), align=align, peek=peek, name=self._name(name))
-        return await self._run(call, _wait.check(wait, peek, refund))
-
-    async def gcra(self, key: Key, period_ms: int, limit: int, *, burst: Optional[int] = None,
-                   cost: int = 1, refund: Optional[int] = None, block_ms: Optional[int] = None,
-                   peek: bool = False, name: Optional[str] = None, wait: Optional[float] = None) -> Decision:
-        """WINLIMIT.GCRA (see `winlimit.Limiter.gcra`)."""
-        call = _commands.gcra(key, period_ms, limit, burst=burst, cost=cost, refund=refund, block_ms=self._block(block_ms, peek, refund), peek=peek, name=self._name(name))
-        return await self._run(call, _wait.check(wait, peek, refund))
-
-    def _name(self, name: Optional[str]) -> str:
-        return self.name if name is None else _commands.check_name(name)
-
-    def _block(self, block_ms: Optional[int], peek: bool, refund: Optional[int]) -> Optional[int]:
-        """The call's block_ms, or the limiter's for a recording call that gives none."""
-        return _commands.default_block(self.block_ms, block_ms, peek, refund)
-
-    async def _run(self, call: _commands.Call, wait: Optional[float]) -> Decision:
+    async def _waited(self, call: _commands.Call, wait: Optional[float]) -> Decision:
         decision = await self._once(call)
         if wait is None:
             return decision

@@ -29,7 +29,7 @@ from ._cache import DEFAULT_SIZE, RejectionCache, forget, lookup, remember
 from ._commands import Key
 from ._decision import Decision
 from ._memory_decide import Buckets, Counter, Log, Reply, Tat
-from ._sync_methods import SyncMethods
+from ._methods import SyncMethods
 
 if TYPE_CHECKING:
     from .metrics import Metrics
