@@ -77,45 +77,6 @@ func NewMemory(opts ...MemoryOption) *MemoryLimiter {
 	return m
 }
 
-// Slide is Limiter.Slide in memory.
-func (m *MemoryLimiter) Slide(_ context.Context, key string, windows []Window, opts ...CallOption) (Decision, error) {
-	o, err := m.collect("Slide", opts, optCost, optRefund, optBlock, optBucket, optPeek, optName)
-	if err != nil {
-		return Decision{}, err
-	}
-	c, err := buildSlide(key, windows, o)
-	if err != nil {
-		return Decision{}, err
-	}
-	return m.decide(&c)
-}
-
-// Fixed is Limiter.Fixed in memory.
-func (m *MemoryLimiter) Fixed(_ context.Context, key string, window time.Duration, limit int64, opts ...CallOption) (Decision, error) {
-	o, err := m.collect("Fixed", opts, optCost, optRefund, optBlock, optAlign, optPeek, optName)
-	if err != nil {
-		return Decision{}, err
-	}
-	c, err := buildFixed(key, window, limit, o)
-	if err != nil {
-		return Decision{}, err
-	}
-	return m.decide(&c)
-}
-
-// GCRA is Limiter.GCRA in memory.
-func (m *MemoryLimiter) GCRA(_ context.Context, key string, period time.Duration, limit int64, opts ...CallOption) (Decision, error) {
-	o, err := m.collect("GCRA", opts, optBurst, optCost, optRefund, optBlock, optPeek, optName)
-	if err != nil {
-		return Decision{}, err
-	}
-	c, err := buildGCRA(key, period, limit, o)
-	if err != nil {
-		return Decision{}, err
-	}
-	return m.decide(&c)
-}
-
 // Reset forgets the key; true if it was held.
 func (m *MemoryLimiter) Reset(_ context.Context, key string) (bool, error) {
 	m.mu.Lock()
@@ -163,6 +124,11 @@ func (m *MemoryLimiter) execute(command, key string, words []string) (reply, err
 	state, err := m.state(key, now, base, words)
 	if err != nil {
 		return reply{}, err
+	}
+	if check := commandSpecs[base].memoryCheck; check != nil {
+		if err := check(words); err != nil {
+			return reply{}, err
+		}
 	}
 	out, err := m.decideOn(state, now, words, peek)
 	if err != nil {
@@ -243,23 +209,31 @@ func (memWrongType) Error() string {
 func (memWrongType) RedisError() {}
 
 func newMemState(base string, words []string) (memState, error) {
-	switch base {
-	case "WINLIMIT.SLIDE":
-		for i := 0; i+1 < len(words); i++ {
-			if strings.ToUpper(words[i]) == "BUCKET" {
-				if b, ok := parseInt(words[i+1]); ok {
-					return &bucketsState{bucket: b, units: map[int64]int64{}}, nil
-				}
-				break
-			}
+	spec, ok := commandSpecs[base]
+	if !ok {
+		return nil, errf("unknown command '%s' for winlimit memory", base)
+	}
+	switch spec.state {
+	case stateLog:
+		if b, ok := bucketOption(words); ok {
+			return &bucketsState{bucket: b, units: map[int64]int64{}}, nil
 		}
 		return &logState{}, nil
-	case "WINLIMIT.FIXED":
+	case stateCounter:
 		return &counterState{}, nil
-	case "WINLIMIT.GCRA":
-		return &tatState{}, nil
 	}
-	return nil, errf("unknown command '%s' for winlimit memory", base)
+	return &tatState{}, nil
+}
+
+// bucketOption is the BUCKET a log command's words give, when they give a valid integer:
+// the state is then a ring of buckets (the parser refuses a bad one in its own words).
+func bucketOption(words []string) (int64, bool) {
+	for i := 0; i+1 < len(words); i++ {
+		if strings.ToUpper(words[i]) == "BUCKET" {
+			return parseInt(words[i+1])
+		}
+	}
+	return 0, false
 }
 
 // bound keeps at most maxKeys keys, least recently used out first; and once per as many
