@@ -125,12 +125,7 @@ func (m *MemoryLimiter) execute(command, key string, words []string) (reply, err
 	if err != nil {
 		return reply{}, err
 	}
-	if check := commandSpecs[base].memoryCheck; check != nil {
-		if err := check(words); err != nil {
-			return reply{}, err
-		}
-	}
-	out, err := m.decideOn(state, now, words, peek)
+	out, err := m.decideOn(commandSpecs[base], state, now, words, peek)
 	if err != nil {
 		return out, err
 	}
@@ -141,10 +136,13 @@ func (m *MemoryLimiter) execute(command, key string, words []string) (reply, err
 	return out, nil
 }
 
-func (m *MemoryLimiter) decideOn(state memState, now int64, words []string, peek bool) (reply, error) {
+func (m *MemoryLimiter) decideOn(spec *commandSpec, state memState, now int64, words []string, peek bool) (reply, error) {
 	switch s := state.(type) {
 	case *logState, *bucketsState:
 		r, err := parseSlide(words, m.maxLimit)
+		if err == nil {
+			err = spec.refuseForeignShape(words)
+		}
 		if err == nil {
 			err = checkMode(r.extras, peek)
 		}
@@ -158,6 +156,9 @@ func (m *MemoryLimiter) decideOn(state memState, now int64, words []string, peek
 	case *counterState:
 		r, err := parseFixed(words)
 		if err == nil {
+			err = spec.refuseForeignShape(words)
+		}
+		if err == nil {
 			err = checkMode(r.extras, peek)
 		}
 		if err != nil {
@@ -166,6 +167,9 @@ func (m *MemoryLimiter) decideOn(state memState, now int64, words []string, peek
 		return s.decide(now, r, peek), nil
 	case *tatState:
 		r, err := parseGCRA(words)
+		if err == nil {
+			err = spec.refuseForeignShape(words)
+		}
 		if err == nil {
 			err = checkMode(r.extras, peek)
 		}

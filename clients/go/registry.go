@@ -2,6 +2,7 @@ package winlimit
 
 import (
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -25,9 +26,6 @@ type commandSpec struct {
 	method string
 	state  stateKind
 	shape  []optionKind
-	// memoryCheck, when set, refuses in the memory limiter what the command's state kind
-	// parses but the command itself does not take.
-	memoryCheck func(words []string) error
 }
 
 // commandSpecs holds every defineCommand, by the writer's name.
@@ -45,6 +43,30 @@ var commonOptions = []optionKind{optCost, optRefund, optBlock, optPeek, optName}
 // options are the CallOption kinds the command's method takes.
 func (s *commandSpec) options() []optionKind {
 	return append(slices.Clone(commonOptions), s.shape...)
+}
+
+// refuseForeignShape refuses, once the state kind's parser has taken the words, a shape
+// option of that kind that the command does not take (a counter parses ALIGN for FIXED; a
+// counter command without it refuses it), as the module's parser for the command does.
+// Option values are integers, so a word that is the option's token is the option.
+func (s *commandSpec) refuseForeignShape(words []string) error {
+	for _, other := range commandSpecs {
+		if other.state != s.state {
+			continue
+		}
+		for _, kind := range other.shape {
+			if slices.Contains(s.shape, kind) {
+				continue
+			}
+			token := strings.ToUpper(optionNames[kind])
+			for _, word := range words {
+				if strings.ToUpper(word) == token {
+					return unknownOption(token)
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // keptByRefund are the options a refund repeats, by the names clients/spec/command_table.json
