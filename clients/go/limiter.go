@@ -34,48 +34,6 @@ func New(rdb redis.UniversalClient, opts ...Option) *Limiter {
 	return l
 }
 
-// Slide checks and records cost units against every window: at most Limit units in any
-// Length (WINLIMIT.SLIDE). Options: Cost, Refund, Block, Bucket, Peek, Name.
-func (l *Limiter) Slide(ctx context.Context, key string, windows []Window, opts ...CallOption) (Decision, error) {
-	o, err := l.collect("Slide", opts, optCost, optRefund, optBlock, optBucket, optPeek, optName)
-	if err != nil {
-		return Decision{}, err
-	}
-	c, err := buildSlide(key, windows, o)
-	if err != nil {
-		return Decision{}, err
-	}
-	return l.decide(ctx, &c)
-}
-
-// Fixed checks and records against a fixed window of limit units (WINLIMIT.FIXED). Options:
-// Cost, Refund, Block, Align, Peek, Name.
-func (l *Limiter) Fixed(ctx context.Context, key string, window time.Duration, limit int64, opts ...CallOption) (Decision, error) {
-	o, err := l.collect("Fixed", opts, optCost, optRefund, optBlock, optAlign, optPeek, optName)
-	if err != nil {
-		return Decision{}, err
-	}
-	c, err := buildFixed(key, window, limit, o)
-	if err != nil {
-		return Decision{}, err
-	}
-	return l.decide(ctx, &c)
-}
-
-// GCRA checks and records against a bucket refilled by limit units per period
-// (WINLIMIT.GCRA). Options: Burst, Cost, Refund, Block, Peek, Name.
-func (l *Limiter) GCRA(ctx context.Context, key string, period time.Duration, limit int64, opts ...CallOption) (Decision, error) {
-	o, err := l.collect("GCRA", opts, optBurst, optCost, optRefund, optBlock, optPeek, optName)
-	if err != nil {
-		return Decision{}, err
-	}
-	c, err := buildGCRA(key, period, limit, o)
-	if err != nil {
-		return Decision{}, err
-	}
-	return l.decide(ctx, &c)
-}
-
 // Reset deletes the key, whatever its method, and forgets every cached rejection for it, so
 // its next call starts afresh; true if a key was removed.
 func (l *Limiter) Reset(ctx context.Context, key string) (bool, error) {

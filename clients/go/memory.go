@@ -77,45 +77,6 @@ func NewMemory(opts ...MemoryOption) *MemoryLimiter {
 	return m
 }
 
-// Slide is Limiter.Slide in memory.
-func (m *MemoryLimiter) Slide(_ context.Context, key string, windows []Window, opts ...CallOption) (Decision, error) {
-	o, err := m.collect("Slide", opts, optCost, optRefund, optBlock, optBucket, optPeek, optName)
-	if err != nil {
-		return Decision{}, err
-	}
-	c, err := buildSlide(key, windows, o)
-	if err != nil {
-		return Decision{}, err
-	}
-	return m.decide(&c)
-}
-
-// Fixed is Limiter.Fixed in memory.
-func (m *MemoryLimiter) Fixed(_ context.Context, key string, window time.Duration, limit int64, opts ...CallOption) (Decision, error) {
-	o, err := m.collect("Fixed", opts, optCost, optRefund, optBlock, optAlign, optPeek, optName)
-	if err != nil {
-		return Decision{}, err
-	}
-	c, err := buildFixed(key, window, limit, o)
-	if err != nil {
-		return Decision{}, err
-	}
-	return m.decide(&c)
-}
-
-// GCRA is Limiter.GCRA in memory.
-func (m *MemoryLimiter) GCRA(_ context.Context, key string, period time.Duration, limit int64, opts ...CallOption) (Decision, error) {
-	o, err := m.collect("GCRA", opts, optBurst, optCost, optRefund, optBlock, optPeek, optName)
-	if err != nil {
-		return Decision{}, err
-	}
-	c, err := buildGCRA(key, period, limit, o)
-	if err != nil {
-		return Decision{}, err
-	}
-	return m.decide(&c)
-}
-
 // Reset forgets the key; true if it was held.
 func (m *MemoryLimiter) Reset(_ context.Context, key string) (bool, error) {
 	m.mu.Lock()
@@ -164,7 +125,7 @@ func (m *MemoryLimiter) execute(command, key string, words []string) (reply, err
 	if err != nil {
 		return reply{}, err
 	}
-	out, err := m.decideOn(state, now, words, peek)
+	out, err := m.decideOn(commandSpecs[base], state, now, words, peek)
 	if err != nil {
 		return out, err
 	}
@@ -175,10 +136,13 @@ func (m *MemoryLimiter) execute(command, key string, words []string) (reply, err
 	return out, nil
 }
 
-func (m *MemoryLimiter) decideOn(state memState, now int64, words []string, peek bool) (reply, error) {
+func (m *MemoryLimiter) decideOn(spec *commandSpec, state memState, now int64, words []string, peek bool) (reply, error) {
 	switch s := state.(type) {
 	case *logState, *bucketsState:
 		r, err := parseSlide(words, m.maxLimit)
+		if err == nil {
+			err = spec.refuseForeignShape(words)
+		}
 		if err == nil {
 			err = checkMode(r.extras, peek)
 		}
@@ -192,6 +156,9 @@ func (m *MemoryLimiter) decideOn(state memState, now int64, words []string, peek
 	case *counterState:
 		r, err := parseFixed(words)
 		if err == nil {
+			err = spec.refuseForeignShape(words)
+		}
+		if err == nil {
 			err = checkMode(r.extras, peek)
 		}
 		if err != nil {
@@ -200,6 +167,9 @@ func (m *MemoryLimiter) decideOn(state memState, now int64, words []string, peek
 		return s.decide(now, r, peek), nil
 	case *tatState:
 		r, err := parseGCRA(words)
+		if err == nil {
+			err = spec.refuseForeignShape(words)
+		}
 		if err == nil {
 			err = checkMode(r.extras, peek)
 		}
@@ -243,23 +213,31 @@ func (memWrongType) Error() string {
 func (memWrongType) RedisError() {}
 
 func newMemState(base string, words []string) (memState, error) {
-	switch base {
-	case "WINLIMIT.SLIDE":
-		for i := 0; i+1 < len(words); i++ {
-			if strings.ToUpper(words[i]) == "BUCKET" {
-				if b, ok := parseInt(words[i+1]); ok {
-					return &bucketsState{bucket: b, units: map[int64]int64{}}, nil
-				}
-				break
-			}
+	spec, ok := commandSpecs[base]
+	if !ok {
+		return nil, errf("unknown command '%s' for winlimit memory", base)
+	}
+	switch spec.state {
+	case stateLog:
+		if b, ok := bucketOption(words); ok {
+			return &bucketsState{bucket: b, units: map[int64]int64{}}, nil
 		}
 		return &logState{}, nil
-	case "WINLIMIT.FIXED":
+	case stateCounter:
 		return &counterState{}, nil
-	case "WINLIMIT.GCRA":
-		return &tatState{}, nil
 	}
-	return nil, errf("unknown command '%s' for winlimit memory", base)
+	return &tatState{}, nil
+}
+
+// bucketOption is the BUCKET a log command's words give, when they give a valid integer:
+// the state is then a ring of buckets (the parser refuses a bad one in its own words).
+func bucketOption(words []string) (int64, bool) {
+	for i := 0; i+1 < len(words); i++ {
+		if strings.ToUpper(words[i]) == "BUCKET" {
+			return parseInt(words[i+1])
+		}
+	}
+	return 0, false
 }
 
 // bound keeps at most maxKeys keys, least recently used out first; and once per as many

@@ -36,10 +36,6 @@ func NewRecorder(limiter Deciding, block *time.Duration) *Recorder {
 	return &Recorder{limiter: limiter, block: block}
 }
 
-// keptByRefund are the options a refund repeats, by the name clients/spec/command_table.json
-// gives them: what shapes the limit (the _RO readers' options but the cost), and the name.
-var keptByRefund = map[optionKind]string{optBucket: "bucket", optAlign: "align", optBurst: "burst", optName: "name"}
-
 // recording reads opts: whether the call records, its cost, the options a refund repeats
 // (the same limit and shape: Bucket, Align, Burst, Name), and opts with the block added.
 func (r *Recorder) recording(opts []CallOption) (bool, int64, []CallOption, []CallOption) {
@@ -54,7 +50,7 @@ func (r *Recorder) recording(opts []CallOption) (bool, int64, []CallOption, []Ca
 		case optBlock:
 			hasBlock = true
 		default:
-			if _, shapes := keptByRefund[o.kind]; shapes {
+			if _, shapes := keptByRefund()[o.kind]; shapes {
 				kept = append(kept, o)
 			}
 		}
@@ -69,45 +65,6 @@ func (r *Recorder) remember(f func(ctx context.Context) error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.calls = append(r.calls, f)
-}
-
-// Slide is the limiter's, recorded.
-func (r *Recorder) Slide(ctx context.Context, key string, windows []Window, opts ...CallOption) (Decision, error) {
-	records, cost, kept, opts := r.recording(opts)
-	d, err := r.limiter.Slide(ctx, key, windows, opts...)
-	if records && err == nil && d.Allowed {
-		r.remember(func(ctx context.Context) error {
-			_, err := r.limiter.Slide(ctx, key, windows, append(kept, Refund(cost))...)
-			return err
-		})
-	}
-	return d, err
-}
-
-// Fixed is the limiter's, recorded.
-func (r *Recorder) Fixed(ctx context.Context, key string, window time.Duration, limit int64, opts ...CallOption) (Decision, error) {
-	records, cost, kept, opts := r.recording(opts)
-	d, err := r.limiter.Fixed(ctx, key, window, limit, opts...)
-	if records && err == nil && d.Allowed {
-		r.remember(func(ctx context.Context) error {
-			_, err := r.limiter.Fixed(ctx, key, window, limit, append(kept, Refund(cost))...)
-			return err
-		})
-	}
-	return d, err
-}
-
-// GCRA is the limiter's, recorded.
-func (r *Recorder) GCRA(ctx context.Context, key string, period time.Duration, limit int64, opts ...CallOption) (Decision, error) {
-	records, cost, kept, opts := r.recording(opts)
-	d, err := r.limiter.GCRA(ctx, key, period, limit, opts...)
-	if records && err == nil && d.Allowed {
-		r.remember(func(ctx context.Context) error {
-			_, err := r.limiter.GCRA(ctx, key, period, limit, append(kept, Refund(cost))...)
-			return err
-		})
-	}
-	return d, err
 }
 
 // Reset is the limiter's.

@@ -35,8 +35,15 @@ type specCall struct {
 	Options map[string]any `json:"options"`
 }
 
-// specMethods maps the spec's method names to the Limiter's.
-var specMethods = map[string]string{"slide": "Slide", "fixed": "Fixed", "gcra": "GCRA"}
+// specMethod is the Limiter's method for the spec's name of it ("" for none): the registry's.
+func specMethod(name string) string {
+	for _, spec := range commandSpecs {
+		if strings.EqualFold(spec.method, name) {
+			return spec.method
+		}
+	}
+	return ""
+}
 
 func msArg(v any) time.Duration { return time.Duration(v.(float64)) * time.Millisecond }
 
@@ -87,7 +94,7 @@ func buildSpec(t testing.TB, l *Limiter, sc specCall) (call, error) {
 	key := sc.Args[0].(string)
 	switch sc.Method {
 	case "slide":
-		o, err := l.collect("Slide", opts, optCost, optRefund, optBlock, optBucket, optPeek, optName)
+		o, err := l.collect(slideCommand.method, opts, slideCommand.options()...)
 		if err != nil {
 			return call{}, err
 		}
@@ -102,13 +109,13 @@ func buildSpec(t testing.TB, l *Limiter, sc specCall) (call, error) {
 		}
 		return buildSlide(key, windows, o)
 	case "fixed":
-		o, err := l.collect("Fixed", opts, optCost, optRefund, optBlock, optAlign, optPeek, optName)
+		o, err := l.collect(fixedCommand.method, opts, fixedCommand.options()...)
 		if err != nil {
 			return call{}, err
 		}
 		return buildFixed(key, msArg(sc.Args[1]), int64(sc.Args[2].(float64)), o)
 	case "gcra":
-		o, err := l.collect("GCRA", opts, optBurst, optCost, optRefund, optBlock, optPeek, optName)
+		o, err := l.collect(gcraCommand.method, opts, gcraCommand.options()...)
 		if err != nil {
 			return call{}, err
 		}
@@ -178,7 +185,7 @@ func TestSpecCommands(t *testing.T) {
 	// The Limiter has exactly the spec's methods and helpers, and every option is a CallOption.
 	want := map[string]bool{}
 	for m, described := range spec.Methods {
-		want[specMethods[m]] = true
+		want[specMethod(m)] = true
 		for _, option := range described.Options {
 			callOptionsOf(t, map[string]any{option: map[string]any{"cost": 1.0, "refund": 1.0, "burst": 1.0, "block_ms": 1.0, "bucket": 1.0, "align": true, "peek": true, "name": "n"}[option]})
 		}

@@ -7,14 +7,16 @@ import (
 	"testing"
 )
 
-// The client's lists of commands are the module's command table
-// (clients/spec/command_table.json, generated from src/redis/commands.rs): the methods a
-// middleware's Recorder records, the options a refund repeats, and the commands the memory
-// limiter answers. Each test fails naming the row a list misses, as the Python and Node
-// clients' spec-table tests do.
+// The client's commands are the module's command table (clients/spec/command_table.json,
+// generated from src/redis/commands.rs): the registry each command file declares (its
+// method, state kind and options), and what is derived from it (the methods a middleware's
+// Recorder records, the options a refund repeats, the memory limiter's dispatch). Each test
+// fails naming the row a list misses, as the Python and Node clients' spec-table tests do.
 type tableRow struct {
 	Name    string  `json:"name"`
+	State   string  `json:"state"`
 	Records bool    `json:"records"`
+	Partner *string `json:"partner"`
 	Method  *string `json:"method"`
 	Options []struct {
 		Client string `json:"client"`
@@ -35,6 +37,36 @@ func commandTable(t *testing.T) []tableRow {
 	return rows
 }
 
+// writer is the row's recording command: itself, or the reader's partner.
+func (row tableRow) writer() string {
+	if row.Records || row.Partner == nil {
+		return row.Name
+	}
+	return *row.Partner
+}
+
+func (row tableRow) optionNames() []string {
+	var names []string
+	for _, o := range row.Options {
+		names = append(names, o.Client)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// specOptionNames are the table's names of the options spec's writer (or reader) takes.
+func specOptionNames(spec *commandSpec, records bool) []string {
+	names := []string{"cost"}
+	if records {
+		names = append(names, "refund", "block_ms") // the table's name for Block
+	}
+	for _, kind := range spec.shape {
+		names = append(names, optionNames[kind])
+	}
+	slices.Sort(names)
+	return names
+}
+
 // goMethod is a table method's Go name: Slide, Fixed, GCRA.
 func goMethod(method string) string {
 	if method == "gcra" {
@@ -43,11 +75,44 @@ func goMethod(method string) string {
 	return strings.ToUpper(method[:1]) + method[1:]
 }
 
-func TestSpecTableTheRecorderRecordsEveryRecordingMethod(t *testing.T) {
-	recorder := reflect.TypeOf(&Recorder{})
+func TestSpecTableTheRegistryDeclaresEveryCommand(t *testing.T) {
 	for _, row := range commandTable(t) {
-		if _, has := recorder.MethodByName(goMethod(*row.Method)); row.Records && !has {
-			t.Errorf("the Recorder has no %s (%s)", goMethod(*row.Method), row.Name)
+		spec, ok := commandSpecs[row.writer()]
+		if !ok {
+			t.Errorf("the registry has no %s (%s)", row.writer(), row.Name)
+			continue
+		}
+		if spec.method != goMethod(*row.Method) {
+			t.Errorf("%s: the registry's method is %s, the table's %s", row.Name, spec.method, goMethod(*row.Method))
+		}
+		if string(spec.state) != row.State {
+			t.Errorf("%s: the registry's state is %q, the table's %q", row.Name, spec.state, row.State)
+		}
+		if got, want := specOptionNames(spec, row.Records), row.optionNames(); !slices.Equal(got, want) {
+			t.Errorf("%s: the registry's options are %v, the table's %v", row.Name, got, want)
+		}
+	}
+}
+
+func TestSpecTableTheRegistryHasNoCommandTheTableLacks(t *testing.T) {
+	writers := map[string]bool{}
+	for _, row := range commandTable(t) {
+		writers[row.writer()] = true
+	}
+	for name := range commandSpecs {
+		if !writers[name] {
+			t.Errorf("the registry declares %s, which the table lacks", name)
+		}
+	}
+}
+
+func TestSpecTableEveryEditionHasEveryMethod(t *testing.T) {
+	for _, edition := range []any{&Limiter{}, &MemoryLimiter{}, &Recorder{}} {
+		typ := reflect.TypeOf(edition)
+		for _, row := range commandTable(t) {
+			if _, has := typ.MethodByName(goMethod(*row.Method)); !has {
+				t.Errorf("%v has no %s (%s)", typ, goMethod(*row.Method), row.Name)
+			}
 		}
 	}
 }
@@ -62,13 +127,26 @@ func TestSpecTableARefundRepeatsEveryOptionThatShapesTheLimit(t *testing.T) {
 		}
 	}
 	var got []string
-	for _, name := range keptByRefund {
+	for _, name := range keptByRefund() {
 		got = append(got, name)
 	}
 	slices.Sort(want)
 	slices.Sort(got)
 	if !slices.Equal(got, want) {
 		t.Errorf("a refund repeats %v, the table's shape options are %v", got, want)
+	}
+}
+
+func TestSpecTableTheMemoryLimiterKeepsEachCommandsStateKind(t *testing.T) {
+	for _, row := range commandTable(t) {
+		state, err := newMemState(strings.TrimSuffix(row.Name, "_RO"), nil)
+		if err != nil {
+			t.Errorf("the memory limiter does not answer %s: %v", row.Name, err)
+			continue
+		}
+		if state.kind() != row.State {
+			t.Errorf("%s: the memory limiter keeps a %s, the table says %s", row.Name, state.kind(), row.State)
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ import io.winlimit.memory.Windows.PairState;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /** The bucketed log: units per bucket of bucketMs, by bucket start. */
@@ -28,8 +29,9 @@ final class BucketsState extends State {
     }
 
     @Override
-    long[] decide(long now, List<String> words, boolean peek, long maxLimit) {
+    long[] decide(long now, List<String> words, boolean peek, long maxLimit, Set<String> refused) {
         Requests.Slide request = Parse.slide(words, maxLimit);
+        Parse.refuseOptions(refused, words);
         Parse.checkMode(request.extras(), peek);
         return decide(now, request, peek);
     }

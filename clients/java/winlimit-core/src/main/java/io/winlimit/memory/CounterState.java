@@ -1,6 +1,7 @@
 package io.winlimit.memory;
 
 import java.util.List;
+import java.util.Set;
 
 /** The fixed window: a count and the window's end; a count above 10^12 is a block. */
 final class CounterState extends State {
@@ -12,8 +13,9 @@ final class CounterState extends State {
     }
 
     @Override
-    long[] decide(long now, List<String> words, boolean peek, long maxLimit) {
+    long[] decide(long now, List<String> words, boolean peek, long maxLimit, Set<String> refused) {
         Requests.Fixed request = Parse.fixed(words);
+        Parse.refuseOptions(refused, words);
         Parse.checkMode(request.extras(), peek);
         return decide(now, request, peek);
     }

@@ -4,6 +4,7 @@ import io.winlimit.memory.Windows.PairState;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Set;
 
 /** The exact sliding log: one time per accepted unit, oldest first. */
 final class LogState extends State {
@@ -16,8 +17,9 @@ final class LogState extends State {
     }
 
     @Override
-    long[] decide(long now, List<String> words, boolean peek, long maxLimit) {
+    long[] decide(long now, List<String> words, boolean peek, long maxLimit, Set<String> refused) {
         Requests.Slide request = Parse.slide(words, maxLimit);
+        Parse.refuseOptions(refused, words);
         Parse.checkMode(request.extras(), peek);
         return decide(now, request, peek);
     }

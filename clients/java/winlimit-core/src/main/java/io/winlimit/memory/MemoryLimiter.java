@@ -4,6 +4,7 @@ import io.winlimit.LimiterConfig;
 import io.winlimit.RejectionCache;
 import io.winlimit.model.Args;
 import io.winlimit.model.Backend;
+import io.winlimit.model.Command;
 import io.winlimit.model.Decision;
 import io.winlimit.model.FixedOptions;
 import io.winlimit.model.GcraOptions;
@@ -147,8 +148,9 @@ public final class MemoryLimiter implements io.winlimit.Fallback {
         boolean peek = upper.endsWith("_RO");
         String base = peek ? upper.substring(0, upper.length() - 3) : upper;
         long now = clock.getAsLong();
-        State state = state(key, now, base, words);
-        long[] reply = state.decide(now, words, peek, maxLimit);
+        Command spec = command(base);
+        State state = state(key, now, spec, words);
+        long[] reply = state.decide(now, words, peek, maxLimit, spec.foreignShape());
         if (state.expiresAt != null && !keys.containsKey(key)) {
             keys.put(key, state);
         }
@@ -158,13 +160,13 @@ public final class MemoryLimiter implements io.winlimit.Fallback {
 
     /** The key's live state (moved to most recently used), or a new empty one of the command's
      * kind, kept only once it records something. */
-    private State state(String key, long now, String base, List<String> words) {
+    private State state(String key, long now, Command command, List<String> words) {
         State state = keys.get(key);
         if (state != null && state.expiresAt != null && state.expiresAt <= now) {
             keys.remove(key);
             state = null;
         }
-        State fresh = newState(base, words);
+        State fresh = newState(command, words);
         if (state == null) {
             return fresh;
         }
@@ -192,24 +194,30 @@ public final class MemoryLimiter implements io.winlimit.Fallback {
         keys.values().removeIf(s -> s.expiresAt != null && s.expiresAt <= now);
     }
 
-    private static State newState(String base, List<String> words) {
-        switch (base) {
-            case "WINLIMIT.SLIDE": {
-                Long bucket = null;
-                for (int i = 0; i + 1 < words.size() && bucket == null; i++) {
-                    if (words.get(i).toUpperCase(Locale.ROOT).equals("BUCKET")) {
-                        bucket = Parse.parseInt64(words.get(i + 1));
-                        break;
-                    }
-                }
-                return bucket == null ? new LogState() : new BucketsState(bucket);
+    /** An empty state of the command's kind (Command.state), never of its name. */
+    private static State newState(Command command, List<String> words) {
+        return switch (command.state()) {
+            case LOG -> {
+                Long bucket = bucketOption(words);
+                yield bucket == null ? new LogState() : new BucketsState(bucket);
             }
-            case "WINLIMIT.FIXED":
-                return new CounterState();
-            case "WINLIMIT.GCRA":
-                return new TatState();
-            default:
-                throw new RedisServerException("ERR unknown command '" + base + "' for the memory limiter", null);
+            case COUNTER -> new CounterState();
+            case TAT -> new TatState();
+        };
+    }
+
+    /** The BUCKET a log command's words give, if an integer (the parser judges the rest). */
+    private static Long bucketOption(List<String> words) {
+        for (int i = 0; i + 1 < words.size(); i++) {
+            if (words.get(i).toUpperCase(Locale.ROOT).equals("BUCKET")) {
+                return Parse.parseInt64(words.get(i + 1));
+            }
         }
+        return null;
+    }
+
+    private static Command command(String base) {
+        return Command.ofWriter(base).orElseThrow(
+                () -> new RedisServerException("ERR unknown command '" + base + "' for the memory limiter", null));
     }
 }

@@ -34,6 +34,19 @@ final class Parse {
 
     private Parse() {}
 
+    /** Refuses an option of {@code refused} (client names: "align") in words the state kind's
+     * parser has taken: values are integers, so a word that is the option's keyword is the option. */
+    static void refuseOptions(Set<String> refused, List<String> words) {
+        for (String option : refused) {
+            String keyword = option.toUpperCase(Locale.ROOT);
+            for (String word : words) {
+                if (word.toUpperCase(Locale.ROOT).equals(keyword)) {
+                    throw error("unknown option '" + keyword + "'");
+                }
+            }
+        }
+    }
+
     static RedisServerException error(String text) {
         return new RedisServerException("ERR " + text, null);
     }

@@ -2,6 +2,7 @@ package io.winlimit.memory;
 
 import java.math.BigInteger;
 import java.util.List;
+import java.util.Set;
 
 /**
  * GCRA: the theoretical arrival time, exactly ms + rem / den ms, written with den = limit; a
@@ -51,8 +52,9 @@ final class TatState extends State {
     }
 
     @Override
-    long[] decide(long now, List<String> words, boolean peek, long maxLimit) {
+    long[] decide(long now, List<String> words, boolean peek, long maxLimit, Set<String> refused) {
         Requests.Gcra request = Parse.gcra(words);
+        Parse.refuseOptions(refused, words);
         Parse.checkMode(request.extras(), peek);
         return decide(now, request, peek);
     }

@@ -16,8 +16,9 @@ public abstract class CallOptions<T extends CallOptions<T>> {
      * The options {@link #asRefund} repeats, by the names clients/spec/command_table.json gives
      * them: those that shape the limit (what the {@code _RO} readers take, but the cost) and the
      * policy's name in the header fields. A refund must meet the same limit the call met.
+     * Derived from {@link Command}, the client's commands.
      */
-    public static final Set<String> KEPT_BY_REFUND = Set.of("bucket", "align", "burst", "name");
+    public static final Set<String> KEPT_BY_REFUND = Command.keptByRefund();
 
     Long cost;
     Long refund;

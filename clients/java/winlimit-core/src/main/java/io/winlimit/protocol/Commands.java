@@ -1,6 +1,7 @@
 package io.winlimit.protocol;
 
 import io.winlimit.model.CallOptions;
+import io.winlimit.model.Command;
 import io.winlimit.model.FixedOptions;
 import io.winlimit.model.GcraOptions;
 import io.winlimit.model.Json;
@@ -48,7 +49,7 @@ public final class Commands {
             throw new IllegalArgumentException("slide needs at least one window");
         }
         String name = nameOf(options, defaults);
-        List<String> args = start("WINLIMIT.SLIDE", key, options.peek());
+        List<String> args = start(Command.SLIDE.command(), key, options.peek());
         List<Policy> policies = new ArrayList<>();
         for (Window w : windows) {
             if (w == null) {
@@ -67,7 +68,7 @@ public final class Commands {
     /** WINLIMIT.FIXED[_RO] key window_ms limit [COST n | REFUND n] [BLOCK ms] [ALIGN]. */
     public static Call fixed(Defaults defaults, String key, long windowMs, long limit, FixedOptions options) {
         checkOptions(options);
-        List<String> args = start("WINLIMIT.FIXED", key, options.peek());
+        List<String> args = start(Command.FIXED.command(), key, options.peek());
         args.add(Long.toString(windowMs));
         args.add(Long.toString(limit));
         unitArgs(args, options, defaults);
@@ -80,7 +81,7 @@ public final class Commands {
     /** WINLIMIT.GCRA[_RO] key period_ms limit [BURST n] [COST n | REFUND n] [BLOCK ms]. */
     public static Call gcra(Defaults defaults, String key, long periodMs, long limit, GcraOptions options) {
         checkOptions(options);
-        List<String> args = start("WINLIMIT.GCRA", key, options.peek());
+        List<String> args = start(Command.GCRA.command(), key, options.peek());
         args.add(Long.toString(periodMs));
         args.add(Long.toString(limit));
         long capacity = options.burst().orElse(limit);

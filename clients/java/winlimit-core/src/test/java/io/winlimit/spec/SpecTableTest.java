@@ -12,6 +12,7 @@ import io.winlimit.Limiter;
 import io.winlimit.ReactiveLimiter;
 import io.winlimit.memory.MemoryLimiter;
 import io.winlimit.model.CallOptions;
+import io.winlimit.model.Command;
 import io.winlimit.model.FixedOptions;
 import io.winlimit.model.GcraOptions;
 import io.winlimit.model.RedisServerException;
@@ -28,8 +29,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The client's lists of commands are the module's command table
- * (clients/spec/command_table.json, generated from src/redis/commands.rs): the methods a
- * refund records, the options a refund repeats, and the commands the memory limiter answers.
+ * (clients/spec/command_table.json, generated from src/redis/commands.rs): the registry of
+ * {@link Command} (each command's method, state kind and options), and what is derived from it:
+ * the methods every limiter has, the options a refund repeats, the memory limiter's state.
  * Each test fails naming the row a list misses, as the Python, Node and Go clients' do.
  */
 class SpecTableTest {
@@ -42,6 +44,60 @@ class SpecTableTest {
             }
         });
         return rows;
+    }
+
+    /** The row's recording command: itself, or the reader's partner. */
+    private static String writer(JsonNode row) {
+        return row.get("records").asBoolean() ? row.get("name").asText() : row.get("partner").asText();
+    }
+
+    @Test
+    void theRegistryDeclaresEveryRowsMethodStateAndOptions() {
+        for (JsonNode row : clientRows()) {
+            String name = row.get("name").asText();
+            Command command = Command.ofWriter(writer(row))
+                    .orElseThrow(() -> new AssertionError("the registry has no " + writer(row) + " (" + name + ")"));
+            assertEquals(row.get("method").asText(), command.method(), name + " method");
+            assertEquals(row.get("state").asText(), command.state().tableName(), name + " state");
+            Set<String> options = new TreeSet<>(command.shape());
+            options.add("cost");
+            if (row.get("records").asBoolean()) {
+                options.addAll(List.of("refund", "block_ms"));
+            }
+            Set<String> table = new TreeSet<>();
+            row.get("options").forEach(o -> table.add(o.get("client").asText()));
+            assertEquals(table, options, name + " options");
+        }
+    }
+
+    @Test
+    void theRegistryHasNoCommandTheTableLacks() {
+        Set<String> writers = new TreeSet<>();
+        clientRows().forEach(row -> writers.add(writer(row)));
+        for (Command command : Command.values()) {
+            assertTrue(writers.contains(command.command()), "the registry declares " + command.command() + ", which the table lacks");
+        }
+    }
+
+    @Test
+    void theMemoryLimiterKeepsEachRowsStateKind() {
+        for (JsonNode row : clientRows()) {
+            String command = row.get("name").asText();
+            String state = row.get("state").asText();
+            // A key holding another kind's state is WRONGTYPE: a kind's command on its own key is not.
+            MemoryLimiter memory = new MemoryLimiter();
+            memory.executeCommand(List.of(writer(row), "key", "1000", "5"));
+            for (JsonNode other : clientRows()) {
+                String otherCommand = other.get("name").asText();
+                boolean sameKind = other.get("state").asText().equals(state);
+                try {
+                    memory.executeCommand(List.of(otherCommand, "key", "1000", "5"));
+                    assertTrue(sameKind, otherCommand + " answers on a key " + command + " made (" + state + ")");
+                } catch (RedisServerException e) {
+                    assertEquals(sameKind, !e.getMessage().startsWith("WRONGTYPE"), otherCommand + " on " + command + "'s key: " + e.getMessage());
+                }
+            }
+        }
     }
 
     @Test

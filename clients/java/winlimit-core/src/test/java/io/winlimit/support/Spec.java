@@ -3,6 +3,7 @@ package io.winlimit.support;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.winlimit.model.Backend;
+import io.winlimit.model.Command;
 import io.winlimit.model.Decision;
 import io.winlimit.model.FixedOptions;
 import io.winlimit.model.GcraOptions;
@@ -134,16 +135,13 @@ public final class Spec {
         };
     }
 
-    /** The option names each method's builder knows, for checking against commands.json. */
+    /** The option names a method takes, as the registry (Command) declares them, for checking
+     * against commands.json. */
     public static List<String> optionsOf(String method) {
-        List<String> common = List.of("cost", "refund", "block_ms", "peek", "name");
-        List<String> out = new ArrayList<>(common);
-        switch (method) {
-            case "slide" -> out.add("bucket");
-            case "fixed" -> out.add("align");
-            case "gcra" -> out.add("burst");
-            default -> throw new IllegalArgumentException("no limiter method " + method);
-        }
+        Command command = java.util.Arrays.stream(Command.values()).filter(c -> c.method().equals(method)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("no limiter method " + method));
+        List<String> out = new ArrayList<>(List.of("cost", "refund", "block_ms", "peek", "name"));
+        out.addAll(command.shape());
         return out;
     }
 

@@ -1,9 +1,8 @@
 package io.winlimit.spring.boot;
 
 import io.winlimit.AsyncLimiter;
+import io.winlimit.model.CallOptions;
 import io.winlimit.model.Decision;
-import io.winlimit.model.FixedOptions;
-import io.winlimit.model.GcraOptions;
 import io.winlimit.model.HeaderStyle;
 import io.winlimit.model.SlideOptions;
 import io.winlimit.model.Window;
@@ -72,22 +71,14 @@ public final class RatePolicy {
     }
 
     private CompletionStage<Decision> call(AsyncLimiter limiter, String key, boolean refund) {
-        Window first = windows.get(0);
-        Duration window = Duration.ofMillis(first.windowMs());
-        return switch (algorithm) {
-            case SLIDE -> limiter.slide(key, windows, slideOptions(refund));
-            case FIXED -> limiter.fixed(key, window, first.limit(), fixedOptions(refund));
-            case GCRA -> limiter.gcra(key, window, first.limit(), gcraOptions(refund));
-        };
+        return algorithm.call(limiter, key, this, refund);
     }
 
-    // A refund is the check's own options made a refund (CallOptions.asRefund): the same shape
-    // and name, its cost given back, no block.
-    private SlideOptions slideOptions(boolean refund) {
-        SlideOptions o = SlideOptions.defaults().cost(cost);
-        if (bucket != null) {
-            o = o.bucket(bucket);
-        }
+    /** The policy's options of every call on its algorithm's {@code shaped} ones: its cost,
+     * block and header name; a refund is the check's own options made a refund
+     * (CallOptions.asRefund): the same shape and name, its cost given back, no block. */
+    <T extends CallOptions<T>> T common(T shaped, boolean refund) {
+        T o = shaped.cost(cost);
         if (block != null) {
             o = o.block(block);
         }
@@ -95,38 +86,29 @@ public final class RatePolicy {
         return refund ? o.asRefund() : o;
     }
 
-    private FixedOptions fixedOptions(boolean refund) {
-        FixedOptions o = FixedOptions.defaults().cost(cost).align(align);
-        if (block != null) {
-            o = o.block(block);
-        }
-        o = headerName == null ? o : o.name(headerName);
-        return refund ? o.asRefund() : o;
+    Long burst() {
+        return burst;
     }
 
-    private GcraOptions gcraOptions(boolean refund) {
-        GcraOptions o = GcraOptions.defaults().cost(cost);
-        if (burst != null) {
-            o = o.burst(burst);
-        }
-        if (block != null) {
-            o = o.block(block);
-        }
-        o = headerName == null ? o : o.name(headerName);
-        return refund ? o.asRefund() : o;
+    Duration bucket() {
+        return bucket;
+    }
+
+    boolean align() {
+        return align;
     }
 
     private static List<Window> windows(String name, PolicyProperties p) {
         if (p.getAlgorithm() == null) {
-            throw bad(name, "algorithm", "must be slide, fixed or gcra");
+            throw bad(name, "algorithm", "must be " + Algorithm.choices());
         }
         List<PolicyProperties.WindowProperties> given = p.getWindows();
         if (given == null || given.isEmpty()) {
             throw bad(name, "windows", "needs a window and a limit, e.g. windows: [{window: 1m, limit: 100}]");
         }
-        int most = p.getAlgorithm() == Algorithm.SLIDE ? MAX_WINDOWS : 1;
+        int most = p.getAlgorithm().severalWindows() ? MAX_WINDOWS : 1;
         if (given.size() > most) {
-            throw bad(name, "windows", p.getAlgorithm().name().toLowerCase() + " takes at most " + most
+            throw bad(name, "windows", p.getAlgorithm().propertyName() + " takes at most " + most
                     + (most == 1 ? " window" : " windows") + ", not " + given.size());
         }
         List<Window> out = new ArrayList<>();
@@ -171,10 +153,9 @@ public final class RatePolicy {
             throw bad(name, "count", "must be all, failures or successes");
         }
         // The core checks the rest (a policy name's characters, BUCKET against the windows)
-        // as it builds a call: build one now, so a bad policy stops the start, not a request.
-        slideOptions(false);
-        fixedOptions(false);
-        gcraOptions(false);
+        // as it builds a call: build its options now, so a bad policy stops the start, not a request.
+        algorithm.options(this);
+        common(SlideOptions.defaults(), false);
     }
 
     private static HeaderStyle style(String name, String headers) {
