@@ -74,11 +74,19 @@ impl WriteKey<'_> {
     /// place; a word past the end grows the string with zeros to hold it, as `BITFIELD` does.
     pub fn set_i64_words(&mut self, words: &[(usize, i64)]) {
         let needed = words.iter().map(|&(k, _)| (k + 1) * 8).max().unwrap_or(0);
-        if self.string_value().map_or(0, <[u8]>::len) < needed {
-            // SAFETY: a key open for writing that holds a string (the bucketed adapter read it).
+        // Mostly the words are inside the string: one access writes them.
+        let mut written = false;
+        self.rewrite_in_place(|bytes| {
+            if bytes.len() >= needed {
+                bucket_ring::set_words(bytes, words);
+                written = true;
+            }
+        });
+        if !written {
+            // SAFETY: a key open for writing that holds a string (`rewrite_in_place` found one).
             unsafe { api!(RedisModule_StringTruncate(self.0.handle, needed)) };
+            self.rewrite_in_place(|bytes| bucket_ring::set_words(bytes, words));
         }
-        self.rewrite_in_place(|bytes| bucket_ring::set_words(bytes, words));
         replicate::bitfield_set_i64(self.target(), words);
         self.notify(Event::Setbit);
         self.signal_modified();
