@@ -180,6 +180,12 @@ pub fn encode(tat: Tat, blocked_until: Option<i64>, buf: &mut [u8; ENCODED_MAX])
     &buf[..len]
 }
 
+/// The digits of the TAT's whole ms in a value [`encode`] wrote.
+pub fn encoded_ms(encoded: &[u8]) -> &[u8] {
+    let digits = encoded.strip_prefix(PREFIX).unwrap_or_default();
+    digits.split(|&b| b == b':').next().unwrap_or_default()
+}
+
 /// The write a call makes: the new TAT, the block's end when it sets one, and the key's
 /// expiry (the TAT rounded up to the ms).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

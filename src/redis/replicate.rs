@@ -139,14 +139,13 @@ pub fn probe_set_pxat() -> bool {
 }
 
 /// `SET key value PXAT at` (or, before Redis 6.2, `SET key value` and `PEXPIREAT key at`), the
-/// value given as bytes (no module string to create).
-pub fn set_bytes_pxat(key: Target<'_>, value: &[u8], at: i64) {
+/// value and `at` (written as `at_text`) given as bytes (no module string to create).
+pub fn set_bytes_pxat(key: Target<'_>, value: &[u8], at: i64, at_text: &[u8]) {
     if !SET_HAS_PXAT.load(Ordering::Relaxed) {
         set_bytes(key, value);
         pexpireat(key, at);
         return;
     }
-    let at = Decimal::new(at);
     // SAFETY: "sbsb" is a module string, a buffer and its length, a module string, a buffer
     // and its length.
     unsafe {
@@ -158,8 +157,8 @@ pub fn set_bytes_pxat(key: Target<'_>, value: &[u8], at: i64) {
             value.as_ptr().cast::<c_char>(),
             value.len(),
             PXAT.get(),
-            at.ptr(),
-            at.len,
+            at_text.as_ptr().cast::<c_char>(),
+            at_text.len(),
         )
     };
 }

@@ -377,3 +377,12 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn encoded_ms_reads_the_tat_whole_ms_back() {
+    let mut buf = [0; ENCODED_MAX];
+    let tat = Tat { ms: 1_763_812_345_678, rem: 3, den: 7 };
+    assert_eq!(encoded_ms(encode(tat, None, &mut buf)), b"1763812345678");
+    assert_eq!(encoded_ms(encode(tat, Some(1_763_812_400_000), &mut buf)), b"1763812345678");
+    assert_eq!(encoded_ms(b"12345"), b"");
+}
