@@ -48,7 +48,7 @@ impl Adapter for Gcra {
                 let mut text = [0; gcra::ENCODED_MAX];
                 let value = gcra::encode(write.tat, write.blocked_until, &mut text);
                 if write.expire_at == write.tat.ms {
-                    key.set_string_expiring(value, write.expire_at, gcra::encoded_ms(value));
+                    key.set_string_expiring(value, write.expire_at, gcra::encoded_ms(value, write.tat.ms));
                 } else {
                     key.set_string(value, Some(write.expire_at));
                 }

@@ -48,7 +48,9 @@ impl WriteKey<'_> {
     /// Stores `value`: in place when the string has its length, else as a new string.
     /// Local only: the effect calling it replicates.
     fn store_string(&mut self, value: &[u8]) {
-        let same_length = self.kind() == KeyKind::String && self.string_value().map(<[u8]>::len) == Some(value.len());
+        // A missing key reads as an empty string and any other type as none, so a value of
+        // the stored length (never empty) finds a string to rewrite.
+        let same_length = !value.is_empty() && self.string_value().map(<[u8]>::len) == Some(value.len());
         if same_length {
             self.rewrite_in_place(|bytes| bytes.copy_from_slice(value));
         } else {
