@@ -180,6 +180,13 @@ pub fn encode(tat: Tat, blocked_until: Option<i64>, buf: &mut [u8; ENCODED_MAX])
     &buf[..len]
 }
 
+/// The digits of `ms` in a value [`encode`] wrote for a TAT of `ms` whole ms: their length
+/// is counted, not searched for.
+pub fn encoded_ms(encoded: &[u8], ms: i64) -> &[u8] {
+    let len = usize::from(ms < 0) + ms.unsigned_abs().checked_ilog10().map_or(1, |log| log as usize + 1);
+    encoded.get(PREFIX.len()..PREFIX.len() + len).unwrap_or_default()
+}
+
 /// The write a call makes: the new TAT, the block's end when it sets one, and the key's
 /// expiry (the TAT rounded up to the ms).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

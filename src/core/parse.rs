@@ -276,6 +276,19 @@ pub fn parse_int(bytes: &[u8]) -> Option<i64> {
         [b'0', ..] => return None,
         _ => {}
     }
+    // Up to 18 digits the value stays below 10^18, far inside i64: no overflow check per
+    // digit (arguments and stored counts are this short; a check doubles a digit's cost).
+    if digits.len() <= 18 {
+        let mut value: i64 = 0;
+        for &byte in digits {
+            let digit = byte.wrapping_sub(b'0');
+            if digit > 9 {
+                return None;
+            }
+            value = value.wrapping_mul(10).wrapping_add(i64::from(digit));
+        }
+        return Some(if negative { -value } else { value });
+    }
     // Accumulate negatively so that i64::MIN parses too.
     let mut value: i64 = 0;
     for &byte in digits {

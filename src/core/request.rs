@@ -34,6 +34,13 @@ pub struct Windows {
 }
 
 impl Windows {
+    /// One pair.
+    pub fn one(window: Window) -> Self {
+        let mut pairs = [Window::default(); MAX_WINDOWS];
+        pairs[0] = window;
+        Windows { pairs, len: 1 }
+    }
+
     /// Adds a pair in window order; false when its window is already there or the set is full.
     pub fn insert(&mut self, window: Window) -> bool {
         if self.len == MAX_WINDOWS || self.iter().any(|w| w.window_ms == window.window_ms) {

@@ -9,7 +9,7 @@
 
 use crate::core::block;
 use crate::core::parse::{self, ArgError, Extras, Options};
-use crate::core::request::{Mode, Window, Windows, MAX_WINDOWS};
+use crate::core::request::{Mode, Window, Windows, MAX_WINDOWS, MAX_WINDOW_MS};
 use crate::core::verdict::{bind, remaining, PairVerdict, Verdict, NEVER};
 
 /// `window_ms limit [window_ms limit ...] [COST n] [BUCKET ms]`, validated.
@@ -33,6 +33,36 @@ pub const MAX_BUCKETS_PER_WINDOW: i64 = 1000;
 /// Parses the arguments after the key. `max_limit` (`winlimit.max-limit`) bounds the
 /// limits of the exact log; with `BUCKET` they may reach [`MAX_BUCKETED_LIMIT`].
 pub fn parse(args: &[&[u8]], max_limit: i64) -> Result<SlideRequest, ArgError> {
+    match parse_common(args, max_limit) {
+        Some(request) => Ok(request),
+        None => parse_any(args, max_limit),
+    }
+}
+
+/// The common calls, one pair alone or with `BUCKET b`, without the general parser's
+/// bookkeeping; `None` for any other call and for one it would refuse (the same answers: a
+/// property test holds the two together).
+fn parse_common(args: &[&[u8]], max_limit: i64) -> Option<SlideRequest> {
+    let (window_ms, limit, bucket) = match args {
+        [window_ms, limit] => (window_ms, limit, None),
+        [window_ms, limit, option, bucket] if option.eq_ignore_ascii_case(b"BUCKET") => {
+            (window_ms, limit, Some(bucket))
+        }
+        _ => return None,
+    };
+    let window_ms = parse::parse_int(window_ms).filter(|w| (1..=MAX_WINDOW_MS).contains(w))?;
+    let bound = if bucket.is_some() { MAX_BUCKETED_LIMIT } else { max_limit };
+    let limit = parse::parse_int(limit).filter(|l| (0..=bound).contains(l))?;
+    let windows = Windows::one(Window { window_ms, limit });
+    let bucket_ms = match bucket {
+        Some(bucket) => Some(bucket_ms(bucket, &windows).ok()?),
+        None => None,
+    };
+    Some(SlideRequest { windows, cost: 1, bucket_ms, extras: Extras::default() })
+}
+
+/// Parses any arguments after the key.
+fn parse_any(args: &[&[u8]], max_limit: i64) -> Result<SlideRequest, ArgError> {
     let bucketed = |options: &[&[u8]]| options.iter().any(|o| o.eq_ignore_ascii_case(b"BUCKET"));
     let (windows, options) =
         parse::windows(args, |options| if bucketed(options) { MAX_BUCKETED_LIMIT } else { max_limit })?;

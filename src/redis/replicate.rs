@@ -139,14 +139,13 @@ pub fn probe_set_pxat() -> bool {
 }
 
 /// `SET key value PXAT at` (or, before Redis 6.2, `SET key value` and `PEXPIREAT key at`), the
-/// value given as bytes (no module string to create).
-pub fn set_bytes_pxat(key: Target<'_>, value: &[u8], at: i64) {
+/// value and `at` (written as `at_text`) given as bytes (no module string to create).
+pub fn set_bytes_pxat(key: Target<'_>, value: &[u8], at: i64, at_text: &[u8]) {
     if !SET_HAS_PXAT.load(Ordering::Relaxed) {
         set_bytes(key, value);
         pexpireat(key, at);
         return;
     }
-    let at = Decimal::new(at);
     // SAFETY: "sbsb" is a module string, a buffer and its length, a module string, a buffer
     // and its length.
     unsafe {
@@ -158,8 +157,8 @@ pub fn set_bytes_pxat(key: Target<'_>, value: &[u8], at: i64) {
             value.as_ptr().cast::<c_char>(),
             value.len(),
             PXAT.get(),
-            at.ptr(),
-            at.len,
+            at_text.as_ptr().cast::<c_char>(),
+            at_text.len(),
         )
     };
 }
@@ -194,43 +193,60 @@ fn word_offset(ctx: Ctx<'_>, k: usize, owned: &mut Option<OwnedString>) -> *mut 
     }
 }
 
+/// Integers below this are replicated as module strings made once and shared, as Redis
+/// shares its own small integers: a bucket's units, a ring's total and a `COST` mostly are.
+/// A shared string costs the server a reference count; a buffer, an allocation and a free.
+const SHARED_INTEGERS: usize = 1024;
+
+static INTEGERS: [AtomicPtr<raw::RedisModuleString>; SHARED_INTEGERS] =
+    [const { AtomicPtr::new(std::ptr::null_mut()) }; SHARED_INTEGERS];
+
+/// `value` as a module string: shared when small, or made for this call in `owned`.
+fn integer(ctx: Ctx<'_>, value: i64, owned: &mut Option<OwnedString>) -> *mut raw::RedisModuleString {
+    match usize::try_from(value).ok().and_then(|i| INTEGERS.get(i)) {
+        Some(slot) => shared(slot, || Decimal::new(value)),
+        None => owned.insert(OwnedString::from_bytes(ctx, Decimal::new(value).as_ref())).as_ptr(),
+    }
+}
+
 /// Words per replicated `BITFIELD`: all that one bucketed call changes.
 const WORDS_PER_BITFIELD: usize = 5;
 
 /// `BITFIELD key SET i64 #k value ...`: 64-bit words of a string, five per command (more are
-/// replicated as several, all in the call's MULTI/EXEC). Values are stack buffers, with one
-/// fixed format per word count.
+/// replicated as several, all in the call's MULTI/EXEC). Every argument is a module string,
+/// with one fixed format per word count.
 pub fn bitfield_set_i64(key: Target<'_>, words: &[(usize, i64)]) {
     let (set, ty) = (SET.get(), I64.get());
     for chunk in words.chunks(WORDS_PER_BITFIELD) {
-        let mut owned: [Option<OwnedString>; WORDS_PER_BITFIELD] = Default::default();
+        let mut owned: [Option<OwnedString>; 2 * WORDS_PER_BITFIELD] = Default::default();
+        let (owned_offsets, owned_values) = owned.split_at_mut(WORDS_PER_BITFIELD);
         let mut o = [std::ptr::null_mut(); WORDS_PER_BITFIELD];
-        let mut v: [Decimal; WORDS_PER_BITFIELD] = Default::default();
+        let mut v = [std::ptr::null_mut(); WORDS_PER_BITFIELD];
         for (i, &(k, value)) in chunk.iter().enumerate() {
-            o[i] = word_offset(key.ctx, k, &mut owned[i]);
-            v[i].set(value);
+            o[i] = word_offset(key.ctx, k, &mut owned_offsets[i]);
+            v[i] = integer(key.ctx, value, &mut owned_values[i]);
         }
         macro_rules! bitfield {
             ($format:literal; $($i:literal)+) => {
-                // SAFETY: the format is a module string, then per word three module strings
-                // and a buffer with its length, as the arguments that follow.
+                // SAFETY: the format is a module string, then per word four module strings,
+                // as the arguments that follow; `owned` keeps the ones made here alive.
                 unsafe {
                     replicate()(
                         key.ctx.as_ptr(),
                         c"BITFIELD".as_ptr(),
                         $format.as_ptr(),
                         key.name.as_ptr()
-                        $(, set, ty, o[$i], v[$i].ptr(), v[$i].len)+
+                        $(, set, ty, o[$i], v[$i])+
                     )
                 }
             };
         }
         match chunk.len() {
-            1 => bitfield!(c"ssssb"; 0),
-            2 => bitfield!(c"ssssbsssb"; 0 1),
-            3 => bitfield!(c"ssssbsssbsssb"; 0 1 2),
-            4 => bitfield!(c"ssssbsssbsssbsssb"; 0 1 2 3),
-            _ => bitfield!(c"ssssbsssbsssbsssbsssb"; 0 1 2 3 4),
+            1 => bitfield!(c"sssss"; 0),
+            2 => bitfield!(c"sssssssss"; 0 1),
+            3 => bitfield!(c"sssssssssssss"; 0 1 2),
+            4 => bitfield!(c"sssssssssssssssss"; 0 1 2 3),
+            _ => bitfield!(c"sssssssssssssssssssss"; 0 1 2 3 4),
         };
     }
 }
@@ -243,9 +259,10 @@ pub fn incrby(key: Target<'_>, by: i64) {
         unsafe { replicate()(key.ctx.as_ptr(), c"INCR".as_ptr(), c"s".as_ptr(), key.name.as_ptr()) };
         return;
     }
-    let by = Decimal::new(by);
-    // SAFETY: "sb" is a module string, then a buffer and its length.
-    unsafe { replicate()(key.ctx.as_ptr(), c"INCRBY".as_ptr(), c"sb".as_ptr(), key.name.as_ptr(), by.ptr(), by.len) };
+    let mut owned = None;
+    let by = integer(key.ctx, by, &mut owned);
+    // SAFETY: "ss" is two module strings; `owned` keeps one made here alive.
+    unsafe { replicate()(key.ctx.as_ptr(), c"INCRBY".as_ptr(), c"ss".as_ptr(), key.name.as_ptr(), by) };
 }
 
 /// `ZREMRANGEBYSCORE key -inf through`.

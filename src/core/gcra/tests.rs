@@ -377,3 +377,15 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn encoded_ms_reads_the_tat_whole_ms_back() {
+    let mut buf = [0; ENCODED_MAX];
+    let tat = Tat { ms: 1_763_812_345_678, rem: 3, den: 7 };
+    assert_eq!(encoded_ms(encode(tat, None, &mut buf), tat.ms), b"1763812345678");
+    assert_eq!(encoded_ms(encode(tat, Some(1_763_812_400_000), &mut buf), tat.ms), b"1763812345678");
+    let zero = Tat { ms: 0, rem: 0, den: 1 };
+    assert_eq!(encoded_ms(encode(zero, None, &mut buf), 0), b"0");
+    let negative = Tat { ms: -42, rem: 0, den: 1 };
+    assert_eq!(encoded_ms(encode(negative, None, &mut buf), -42), b"-42");
+}

@@ -665,3 +665,38 @@ proptest! {
         )?;
     }
 }
+
+/// Integers around the edges of what a pair and `BUCKET` accept, and text that is not one.
+fn common_arg() -> impl Strategy<Value = String> {
+    prop_oneof![
+        (-2i64..=12).prop_map(|n| n.to_string()),
+        (990i64..=1010).prop_map(|n| n.to_string()),
+        (MAX_BUCKETED_LIMIT - 2..=MAX_BUCKETED_LIMIT + 2).prop_map(|n| n.to_string()),
+        any::<i64>().prop_map(|n| n.to_string()),
+        "[0-9+-]{0,4}",
+        Just("BUCKET".to_string()),
+    ]
+}
+
+proptest! {
+    /// The fast path of the common calls (a pair, alone or with `BUCKET b`) answers as the
+    /// general parser, errors included.
+    #[test]
+    fn common_calls_parse_as_the_general_parser_does(
+        window_ms in common_arg(),
+        limit in common_arg(),
+        option in prop_oneof![Just("BUCKET"), Just("bucket"), Just("COST"), Just("5")],
+        bucket in common_arg(),
+        with_option: bool,
+        max_limit in 0i64..2000,
+    ) {
+        let mut args: Vec<&[u8]> = vec![window_ms.as_bytes(), limit.as_bytes()];
+        if with_option {
+            args.extend([option.as_bytes(), bucket.as_bytes()]);
+        }
+        prop_assert_eq!(
+            parse(&args, max_limit).map_err(|e| e.to_string()),
+            parse_any(&args, max_limit).map_err(|e| e.to_string())
+        );
+    }
+}

@@ -33,7 +33,12 @@ pub fn run(call: &Call, mut opened: Opened<'_>, request: &SlideRequest) -> Resul
     let now = call.now();
     // The view borrows the value in place, so it must end before anything is written.
     let (plan, write) = {
-        let (value, expires_at) = if exists { (key.string_value(), key.expires_at()) } else { (None, None) };
+        let (value, expires_at) = if exists {
+            // SAFETY: the key holds a string, as just read.
+            (key.string_value(), unsafe { key.existing_expires_at() })
+        } else {
+            (None, None)
+        };
         let view = RingView::new(value, expires_at);
         let plan = bucketed::decide(now, request, call.mode, &view).map_err(|e| stored_error(e, request))?;
         let write = if call.mode == Mode::Record {

@@ -39,7 +39,9 @@ fn read(key: &Key<'_>) -> Result<Option<Counter>, CommandError> {
         KeyKind::String => {
             let count = key.string_value().and_then(parse_int).filter(|c| *c >= 0);
             let count = count.ok_or_else(CommandError::not_an_integer)?;
-            Ok(Some(Counter { count, expires_at: key.expires_at() }))
+            // SAFETY: the key holds a string, as just read.
+            let expires_at = unsafe { key.existing_expires_at() };
+            Ok(Some(Counter { count, expires_at }))
         }
         _ => Err(CommandError::WrongType),
     }

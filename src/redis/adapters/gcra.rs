@@ -43,9 +43,15 @@ impl Adapter for Gcra {
         let plan = gcra::decide(now, request, call.mode, stored);
         if let Some(key) = opened.writer() {
             if let Some(write) = plan.write {
-                // One `SET ... PXAT`: a TAT of the stored length is rewritten in place.
+                // One `SET ... PXAT`: a TAT of the stored length is rewritten in place. An
+                // expiry on the TAT's whole ms is replicated with the digits the value holds.
                 let mut text = [0; gcra::ENCODED_MAX];
-                key.set_string(gcra::encode(write.tat, write.blocked_until, &mut text), Some(write.expire_at));
+                let value = gcra::encode(write.tat, write.blocked_until, &mut text);
+                if write.expire_at == write.tat.ms {
+                    key.set_string_expiring(value, write.expire_at, gcra::encoded_ms(value, write.tat.ms));
+                } else {
+                    key.set_string(value, Some(write.expire_at));
+                }
             }
             if plan.delete {
                 key.delete();

@@ -22,7 +22,35 @@ impl WriteKey<'_> {
     /// `SET key value [PXAT at]`. A string of the same length is rewritten in place (nothing
     /// allocated); otherwise the key gets a new string of exactly `value`'s size.
     pub fn set_string(&mut self, value: &[u8], expire_at: Option<i64>) {
-        let same_length = self.kind() == KeyKind::String && self.string_value().map(<[u8]>::len) == Some(value.len());
+        let Some(at) = expire_at else {
+            self.store_string(value);
+            replicate::set_bytes(self.target(), value);
+            self.notify(Event::Set);
+            self.signal_modified();
+            return;
+        };
+        let mut digits = [0u8; 20];
+        let len = format_int(at, &mut digits);
+        self.set_string_expiring(value, at, &digits[..len]);
+    }
+
+    /// `SET key value PXAT at`, with `at` given written as `at_text` too: a caller whose value
+    /// holds those digits already spares writing them again.
+    pub fn set_string_expiring(&mut self, value: &[u8], at: i64, at_text: &[u8]) {
+        self.store_string(value);
+        self.set_expiry_unreplicated(at);
+        replicate::set_bytes_pxat(self.target(), value, at, at_text);
+        self.notify(Event::Set);
+        self.notify(Event::Expire);
+        self.signal_modified();
+    }
+
+    /// Stores `value`: in place when the string has its length, else as a new string.
+    /// Local only: the effect calling it replicates.
+    fn store_string(&mut self, value: &[u8]) {
+        // A missing key reads as an empty string and any other type as none, so a value of
+        // the stored length (never empty) finds a string to rewrite.
+        let same_length = !value.is_empty() && self.string_value().map(<[u8]>::len) == Some(value.len());
         if same_length {
             self.rewrite_in_place(|bytes| bytes.copy_from_slice(value));
         } else {
@@ -30,40 +58,34 @@ impl WriteKey<'_> {
             // SAFETY: a key open for writing and a live string, which the key now shares.
             unsafe { api!(RedisModule_StringSet(self.0.handle, string.as_ptr())) };
         }
-        match expire_at {
-            Some(at) => {
-                self.set_expiry_unreplicated(at);
-                replicate::set_bytes_pxat(self.target(), value, at);
-                self.notify(Event::Set);
-                self.notify(Event::Expire);
-            }
-            None => {
-                replicate::set_bytes(self.target(), value);
-                self.notify(Event::Set);
-            }
-        }
-        self.signal_modified();
     }
 
     /// `INCRBY key by`, leaving the counter at `count`: its decimal text rewritten in place,
-    /// which keeps the key's expiry.
+    /// which keeps the key's expiry. The stored text is `count - by` as `format_int` writes
+    /// it (the adapter read it so).
     pub fn incr_by(&mut self, by: i64, count: i64) {
-        let mut digits = [0u8; 20];
-        let len = format_int(count, &mut digits);
-        let text = &digits[..len];
-        // Mostly the count keeps its number of digits, and the string is rewritten as it is.
+        // Mostly the count keeps its number of digits, and the string is rewritten as it is;
+        // by one (`COST 1`, the usual call) its digits are carried in place, nothing formatted.
         let mut written = false;
-        self.rewrite_in_place(|bytes| {
-            if bytes.len() == text.len() {
-                bytes.copy_from_slice(text);
-                written = true;
-            }
-        });
+        if by == 1 {
+            self.rewrite_in_place(|bytes| written = increment_decimal(bytes));
+        } else {
+            let mut digits = [0u8; 20];
+            let len = format_int(count, &mut digits);
+            self.rewrite_in_place(|bytes| {
+                if bytes.len() == len {
+                    bytes.copy_from_slice(&digits[..len]);
+                    written = true;
+                }
+            });
+        }
         if !written {
+            let mut digits = [0u8; 20];
+            let len = format_int(count, &mut digits);
             // SAFETY: a key open for writing that holds a string (`rewrite_in_place` found one).
-            unsafe { api!(RedisModule_StringTruncate(self.0.handle, text.len())) };
+            unsafe { api!(RedisModule_StringTruncate(self.0.handle, len)) };
             // `copy_from_slice` checks the lengths agree (a panic the handler turns into an error).
-            self.rewrite_in_place(|bytes| bytes.copy_from_slice(text));
+            self.rewrite_in_place(|bytes| bytes.copy_from_slice(&digits[..len]));
         }
         replicate::incrby(self.target(), by);
         self.notify(Event::Incrby);
@@ -74,11 +96,19 @@ impl WriteKey<'_> {
     /// place; a word past the end grows the string with zeros to hold it, as `BITFIELD` does.
     pub fn set_i64_words(&mut self, words: &[(usize, i64)]) {
         let needed = words.iter().map(|&(k, _)| (k + 1) * 8).max().unwrap_or(0);
-        if self.string_value().map_or(0, <[u8]>::len) < needed {
-            // SAFETY: a key open for writing that holds a string (the bucketed adapter read it).
+        // Mostly the words are inside the string: one access writes them.
+        let mut written = false;
+        self.rewrite_in_place(|bytes| {
+            if bytes.len() >= needed {
+                bucket_ring::set_words(bytes, words);
+                written = true;
+            }
+        });
+        if !written {
+            // SAFETY: a key open for writing that holds a string (`rewrite_in_place` found one).
             unsafe { api!(RedisModule_StringTruncate(self.0.handle, needed)) };
+            self.rewrite_in_place(|bytes| bucket_ring::set_words(bytes, words));
         }
-        self.rewrite_in_place(|bytes| bucket_ring::set_words(bytes, words));
         replicate::bitfield_set_i64(self.target(), words);
         self.notify(Event::Setbit);
         self.signal_modified();
@@ -260,5 +290,35 @@ impl WriteKey<'_> {
     fn signal_modified(&self) {
         // SAFETY: the call's live context and key name.
         unsafe { api!(RedisModule_SignalModifiedKey(self.0.ctx.as_ptr(), self.0.name.as_ptr())) };
+    }
+}
+
+/// Adds one to decimal digits in place; false when the sum needs one digit more (the digits,
+/// all nines, are zeros now).
+fn increment_decimal(digits: &mut [u8]) -> bool {
+    for digit in digits.iter_mut().rev() {
+        if *digit == b'9' {
+            *digit = b'0';
+        } else {
+            *digit += 1;
+            return true;
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::increment_decimal;
+
+    #[test]
+    fn increment_decimal_carries_and_says_when_a_digit_is_needed() {
+        let mut text = *b"1299";
+        assert!(increment_decimal(&mut text));
+        assert_eq!(&text, b"1300");
+        let mut nines = *b"99";
+        assert!(!increment_decimal(&mut nines));
+        assert_eq!(&nines, b"00");
+        assert!(!increment_decimal(&mut []));
     }
 }

@@ -98,6 +98,16 @@ impl<'a> Key<'a> {
         if self.kind() == KeyKind::Missing {
             return None;
         }
+        // SAFETY: the key exists, as just read.
+        unsafe { self.existing_expires_at() }
+    }
+
+    /// [`Key::expires_at`] without asking the server for the key's type again.
+    ///
+    /// # Safety
+    /// The key exists: the caller has just read a kind other than [`KeyKind::Missing`] and
+    /// written nothing since (Redis 8's RM_GetAbsExpire dereferences an empty key's value).
+    pub unsafe fn existing_expires_at(&self) -> Option<i64> {
         // SAFETY: reading a function pointer the server set at load time.
         let at = if unsafe { raw::RedisModule_GetAbsExpire }.is_some() {
             // SAFETY: the key exists, so its handle is open and not null.
