@@ -98,6 +98,11 @@ LIBRARY_CALLS = {
     "LIB_GCRA": ["FCALL", "winlimit_gcra", "1", f"lib:gc:{R}", "3600000", "100"],
 }
 
+# The floor under each: bench/lua/library_floor.lua makes the library's redis.call sequence
+# and nothing else, in the same shape (what the library costs above it is its own Lua work).
+FLOOR_CALLS = {f"FLOOR_{name[4:]}": ["FCALL", argv[1].replace("winlimit_", "floor_"), "1", f"floor:{argv[3]}", *argv[4:]]
+               for name, argv in LIBRARY_CALLS.items()}
+
 
 def anchor_calls(shas: dict) -> dict[str, list[str]]:
     """The Lua anchors in their library contender's shape (go-redis/redis_rate's float GCRA
@@ -124,7 +129,7 @@ def calls_of(shas: dict) -> dict[str, tuple[str, list[str]]]:
             out[c.name] = (c.server, c.argv(shas))
         elif c.aof is not None and c.group == "random":
             out[c.name] = (c.server, c.aof.argv(shas))
-    out.update((name, ("main", argv)) for name, argv in LIBRARY_CALLS.items())
+    out.update((name, ("main", argv)) for name, argv in {**LIBRARY_CALLS, **FLOOR_CALLS}.items())
     out["LUA_GCRA_FLOAT"] = ("main", anchors["LUA_GCRA_FLOAT"])
     return out
 
@@ -207,6 +212,7 @@ def measure_once(args: argparse.Namespace) -> dict[str, int]:
                 "slide": main.client.script_load((LUA_DIR / "sliding_log.lua").read_text()),
                 "gcra_float": main.client.script_load((LUA_DIR / "gcra_float.lua").read_text())}
         main.client.execute_command("FUNCTION", "LOAD", "REPLACE", library_text())
+        main.client.execute_command("FUNCTION", "LOAD", "REPLACE", (LUA_DIR / "library_floor.lua").read_text())
         totals, servers = {}, {"main": main, "cell": cell}
         for name, (where, argv) in calls_of(shas).items():
             if args.only and name not in args.only and name != "PING":
