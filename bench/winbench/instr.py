@@ -86,31 +86,51 @@ SHAPES = {
 }
 
 
-# The library (FCALL) in the module's shapes, and a float GCRA script in go-redis/redis_rate's
-# form (TIME, GET, SET ... EX) with the same bucket: 100 per 60 s, burst 100.
+# The library (FCALL) against the naive scripts in bench/lua/, pair by pair in one shape whose
+# keys stay alive for the whole count (each key is called ~40 times; a run under callgrind takes
+# a minute or more on a loaded machine): a 10-minute window; for GCRA 100 per hour, burst 100,
+# so every call is accepted and each TAT runs ever further ahead of the clock (36 s per call).
+# With a TAT that catches up with the clock between calls (100 per minute, when the run is slow),
+# keys would expire and come back, and the count would follow the machine's load.
 LIBRARY_CALLS = {
     "LIB_SLIDE": ["FCALL", "winlimit_slide", "1", f"lib:sl:{R}", "600000", "10000"],
     "LIB_FIXED": ["FCALL", "winlimit_fixed", "1", f"lib:fx:{R}", "600000", "1000000000"],
-    "LIB_GCRA": ["FCALL", "winlimit_gcra", "1", f"lib:gc:{R}", "60000", "100"],
+    "LIB_GCRA": ["FCALL", "winlimit_gcra", "1", f"lib:gc:{R}", "3600000", "100"],
 }
+
+# The floor under each: bench/lua/library_floor.lua makes the library's redis.call sequence
+# and nothing else, in the same shape (what the library costs above it is its own Lua work).
+FLOOR_CALLS = {f"FLOOR_{name[4:]}": ["FCALL", argv[1].replace("winlimit_", "floor_"), "1", f"floor:{argv[3]}", *argv[4:]]
+               for name, argv in LIBRARY_CALLS.items()}
+
+
+def anchor_calls(shas: dict) -> dict[str, list[str]]:
+    """The Lua anchors in their library contender's shape (go-redis/redis_rate's float GCRA
+    takes burst, rate, period in s, cost)."""
+    return {
+        "LUA_SLIDE": ["EVALSHA", shas["slide"], "1", f"lsl:{R}", "600000", "10000"],
+        "LUA_FIXED": ["EVALSHA", shas["fixed"], "1", f"lfx:{R}", "600000", "1000000000"],
+        "LUA_GCRA_FLOAT": ["EVALSHA", shas["gcra_float"], "1", f"lgf:{R}", "100", "100", "3600", "1"],
+    }
 
 
 def calls_of(shas: dict) -> dict[str, tuple[str, list[str]]]:
     """contender -> (server, argv): the shapes above, the bench's other contenders in the
-    shape that accepts every call (their replication-cost calls; the Lua log with SLIDE's
-    window and limit), and the hot key as the bench runs it."""
+    shape that accepts every call (their replication-cost calls; the Lua anchors in the
+    library's shapes), and the hot key as the bench runs it."""
     out = {"PING": ("main", ["PING"])}
+    anchors = anchor_calls(shas)
     for c in contenders():
         if c.name in SHAPES:
             out[c.name] = (c.server, SHAPES[c.name])
-        elif c.name == "LUA_SLIDE":
-            out[c.name] = (c.server, ["EVALSHA", shas["slide"], "1", f"lsl:{R}", "600000", "10000"])
+        elif c.name in anchors:
+            out[c.name] = (c.server, anchors[c.name])
         elif c.group == "hot":
             out[c.name] = (c.server, c.argv(shas))
         elif c.aof is not None and c.group == "random":
             out[c.name] = (c.server, c.aof.argv(shas))
-    out.update((name, ("main", argv)) for name, argv in LIBRARY_CALLS.items())
-    out["LUA_GCRA_FLOAT"] = ("main", ["EVALSHA", shas["gcra_float"], "1", f"lgf:{R}", "100", "100", "60", "1"])
+    out.update((name, ("main", argv)) for name, argv in {**LIBRARY_CALLS, **FLOOR_CALLS}.items())
+    out["LUA_GCRA_FLOAT"] = ("main", anchors["LUA_GCRA_FLOAT"])
     return out
 
 
@@ -192,6 +212,7 @@ def measure_once(args: argparse.Namespace) -> dict[str, int]:
                 "slide": main.client.script_load((LUA_DIR / "sliding_log.lua").read_text()),
                 "gcra_float": main.client.script_load((LUA_DIR / "gcra_float.lua").read_text())}
         main.client.execute_command("FUNCTION", "LOAD", "REPLACE", library_text())
+        main.client.execute_command("FUNCTION", "LOAD", "REPLACE", (LUA_DIR / "library_floor.lua").read_text())
         totals, servers = {}, {"main": main, "cell": cell}
         for name, (where, argv) in calls_of(shas).items():
             if args.only and name not in args.only and name != "PING":

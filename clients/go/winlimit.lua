@@ -24,8 +24,11 @@ local MAX_WINDOW_MS = 1000000000000
 local NEVER = -1
 
 -- Redis 7.0 runs a library's top level without math (and more): these are bound on the
--- first call (`bind_globals`), where every library is there.
-local floor, ceil, min, max, byte, char, sub, format, match, HAS_EXPIRETIME
+-- first call (`bind_globals`), where every library is there. A Function reaches a global
+-- through its globals' metatable, at some hundred instructions a time: the common paths use
+-- these upvalues instead.
+local floor, ceil, min, max, byte, char, sub, find, format, match, HAS_EXPIRETIME
+local rcall, rpcall, type_of, protected
 
 -- Errors ------------------------------------------------------------------------------------
 
@@ -61,8 +64,13 @@ end
 -- and digits without a leading zero, within i64. Returns a double, exact below 2^53 and only
 -- compared beyond it; nil when it is not one.
 local function parse_int(s)
-  -- Mostly: tonumber, and the text is the number's own decimal form (tonumber alone takes
-  -- 0x10, 1e3, " 12", 007 and -0, which format back otherwise).
+  -- Mostly: up to 15 digits without a leading zero, far below 2^53, read by arithmetic (as
+  -- tonumber reads them, cheaper); the pattern leaves out what tonumber alone takes (0x10,
+  -- 1e3, " 12", 007, -0).
+  if #s < 16 and find(s, '^%-?[1-9]%d*$') then
+    return s + 0
+  end
+  -- Else tonumber, where the text is the number's own decimal form.
   local n = tonumber(s)
   if n ~= nil and n > -EXACT and n < EXACT and format('%d', n) == s then
     return n
@@ -358,14 +366,15 @@ end
 
 local function bind_globals()
   floor, ceil, min, max = math.floor, math.ceil, math.min, math.max
-  byte, char, sub, format, match = string.byte, string.char, string.sub, string.format, string.match
+  byte, char, sub, find, format, match = string.byte, string.char, string.sub, string.find, string.format, string.match
   -- Redis 7.0+ and Valkey have PEXPIRETIME and SET ... PXAT in every script; Redis 6.x
   -- scripts are told apart by redis.REDIS_VERSION_NUM, which 7.0 added.
   HAS_EXPIRETIME = redis.REDIS_VERSION_NUM ~= nil
+  rcall, rpcall, type_of, protected = redis.call, redis.pcall, type, pcall
 end
 
 local function call(...)
-  return redis.call(...)
+  return rcall(...)
 end
 
 -- A script without flags (Redis 6.x) is checked for maxmemory and a read-only replica only at
@@ -400,25 +409,27 @@ local function write(key, ...)
     local refused = server_refusal(reply) or (type(reply) == 'table' and reply.err)
     if refused and (refused:match('^OOM ') or refused:match('^READONLY ')) then fail(refused) end
   end
-  return redis.call(...)
+  return rcall(...)
 end
 
 -- The server's clock in ms; never the application's. (TIME's fields are decimal text, which
--- Lua's arithmetic reads as numbers.)
+-- Lua's arithmetic reads as numbers, cheaper than tonumber; the µs rounded down without a
+-- call to floor.)
 local function server_ms()
-  local t = redis.pcall('TIME')
+  local t = rpcall('TIME')
   if t.err then
     fail('ERR winlimit needs the server clock and this server refused TIME inside the library ('
       .. t.err .. '); it never falls back to the application clock')
   end
-  return t[1] * 1000 + floor(t[2] / 1000)
+  local us = t[2] + 0
+  return t[1] * 1000 + (us - us % 1000) / 1000
 end
 
 -- A read that checks the key's type on the way: the server's WRONGTYPE error is the module's,
 -- word for word (one call fewer than TYPE first).
 local function typed(...)
-  local reply = redis.pcall(...)
-  if type(reply) == 'table' and reply.err then
+  local reply = rpcall(...)
+  if type_of(reply) == 'table' and reply.err then
     fail(reply.err)
   end
   return reply
@@ -514,7 +525,9 @@ do
   end
 
   local function expiry_slack(window_ms)
-    return min(idiv(window_ms, 8), 60000)
+    -- min(floor(window_ms / 8), 60000), without two calls (window_ms < 2^53: exact).
+    if window_ms >= 480000 then return 60000 end
+    return (window_ms - window_ms % 8) / 8
   end
 
   -- The expiry to give a key whose newest unit counts until newest_end + window_ms; nil when
@@ -730,7 +743,7 @@ do
       end
       local now = server_ms()
       if first_write_guard then first_write_guard = 'zset' end
-      local raw = HAS_EXPIRETIME and redis.call('PEXPIRETIME', key) or raw_expiry(key)
+      local raw = HAS_EXPIRETIME and rcall('PEXPIRETIME', key) or raw_expiry(key)
       if raw == -2 then
         if not record then return { 1, limit, limit, 0, 0 } end
         zadd_new(key, now, 1, MEMBER_FIRST)
@@ -738,18 +751,19 @@ do
         return { 1, limit, limit - 1, 0, w }
       end
       local len = typed('ZCARD', key)
-      local last = redis.call('ZRANGE', key, '-1', '-1', 'WITHSCORES')
+      local last = rcall('ZRANGE', key, '-1', '-1', 'WITHSCORES')
       if last[2] == 'inf' or (raw >= 0 and raw <= now) then return nil end
-      local stale = redis.call('ZCOUNT', key, '-inf', format('%d', now - w))
+      local stale = rcall('ZCOUNT', key, '-inf', format('%d', now - w))
       local counted = len - stale
       if counted < 1 or counted >= limit or stale * TRIM_FRACTION >= len and stale > 0 then return nil end
-      local newest = tonumber(last[2])
-      if newest == nil or newest % 1 ~= 0 or newest >= EXACT or newest <= -EXACT then newest = score_ms(last[2]) end
+      -- An integer score as Redis writes it, read as parse_int reads it; else as score_ms does.
+      local score = last[2]
+      local newest = #score < 16 and find(score, '^%-?[1-9]%d*$') and score + 0 or score_ms(score)
       if not record then
         local left = newest + w - now
         return { 1, limit, limit - counted, 0, left > 0 and left or 0 }
       end
-      local newest_after = max(newest, now)
+      local newest_after = newest > now and newest or now
       -- One entry: ZADD NX the next member the set does not hold (zadd_new without its batch).
       local member, at = next_member(parse_int(last[1])), fmt(now)
       while write(key, 'ZADD', key, 'NX', at, fmt(member)) == 0 do member = next_member(member) end
@@ -1442,13 +1456,17 @@ do
   -- returned, any i64); anything else is refused.
   -- `limit_text` is the call's limit as given (canonical, as parsed): a state written with the
   -- same limit, the common case, needs its den not parsed.
+  -- The least number written with n digits and no leading zero (0 for one digit).
+  local LEAST_OF_DIGITS = { 0 }
+  for n = 2, 15 do LEAST_OF_DIGITS[n] = 10 ^ (n - 1) end
+
   local function decode_tat(value, limit, limit_text)
     local ms, rem, den = match(value, '^gcra:(%d+):(%d+):(%d+)$')
-    -- Mostly: digits alone, written with this limit, without leading zeros, far below 2^53.
-    if den == limit_text and #ms < 16 and #rem < 16 and (byte(ms, 1) ~= 48 or #ms == 1)
-        and (byte(rem, 1) ~= 48 or #rem == 1) then
-      ms, rem = tonumber(ms), tonumber(rem)
-      if rem < limit then return ms, rem, limit, nil end
+    -- Mostly: digits alone, written with this limit, without leading zeros (n digits make at
+    -- least 10^(n-1)), far below 2^53. Arithmetic reads digits as tonumber does, cheaper.
+    if den == limit_text and #ms < 16 and #rem < 16 then
+      local m, r = ms + 0, rem + 0
+      if m >= LEAST_OF_DIGITS[#ms] and r >= LEAST_OF_DIGITS[#rem] and r < limit then return m, r, limit, nil end
     end
     ms, rem, den = match(value, '^gcra:([^:]*):([^:]*):([^:]*)$')
     local till = true
@@ -1592,6 +1610,17 @@ do
     return pq, pr
   end
 
+  -- gcra_store's value and expiry for the common call, with one format where the TAT falls on
+  -- a whole ms (a period the limit divides: its text is also the expiry's).
+  local function gcra_plain_store(key, limit_text, tat, part)
+    if part ~= 0 or first_write_guard or not HAS_EXPIRETIME then
+      set_with_expiry(key, format('gcra:%d:%d:%s', tat, part, limit_text), part ~= 0 and tat + 1 or tat)
+      return
+    end
+    local at = format('%d', tat)
+    rcall('SET', key, 'gcra:' .. at .. ':0:' .. limit_text, 'PXAT', at)
+  end
+
   -- The common call, `period_ms limit` alone (BURST = limit, COST 1), on a missing key or a
   -- state without a block: no table for the request. Nil when the call needs the full path
   -- (an argument out of range, a block): it then reads the key again.
@@ -1626,11 +1655,9 @@ do
     if not record then debt_after = debt end
     local room = capacity - debt_after
     local whole, part = (debt_after - debt_after % l) / l, debt_after % l
-    if record then
-      local tat = now + whole
-      set_with_expiry(key, format('gcra:%d:%d:%s', tat, part, args[2]), part ~= 0 and tat + 1 or tat)
-    end
-    return { 1, l, min((room - room % p) / p, l), 0, part > 0 and whole + 1 or whole }
+    if record then gcra_plain_store(key, args[2], now + whole, part) end
+    local units = (room - room % p) / p
+    return { 1, l, units < l and units or l, 0, part > 0 and whole + 1 or whole }
   end
 
   function gcra(key, args, record)
@@ -1685,7 +1712,7 @@ do
 
   local function serve(entry, keys, args)
     if floor == nil then bind_globals() end
-    local ok, result = pcall(run, entry, keys, args)
+    local ok, result = protected(run, entry, keys, args)
     if ok then return result end
     if type(result) == 'table' and (result.winlimit_error or result.err) then
       return redis.error_reply(result.winlimit_error or result.err)
