@@ -71,9 +71,11 @@ pub fn parse(args: &[&[u8]]) -> Result<GcraRequest, ArgError> {
     Ok(GcraRequest { period_ms, limit, burst, cost, reads_cell_state: false, extras })
 }
 
+/// Bound of `CL.THROTTLE`'s `period_s`, and of the refill time its `max_burst` implies.
+pub const MAX_PERIOD_S: i64 = 1_000_000_000;
+
 /// Parses `CL.THROTTLE`'s `max_burst count_per_period period_s [quantity]`.
 pub fn parse_cell(args: &[&[u8]]) -> Result<GcraRequest, ArgError> {
-    const MAX_PERIOD_S: i64 = 1_000_000_000;
     let (max_burst, count, period, quantity) = match args {
         [b, c, p] => (b, c, p, None),
         [b, c, p, q] => (b, c, p, Some(q)),

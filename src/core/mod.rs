@@ -13,7 +13,5 @@ pub mod slide;
 #[cfg(test)]
 mod spec_cases;
 #[cfg(test)]
-mod spec_limits;
-#[cfg(test)]
 pub mod test_support;
 pub mod verdict;

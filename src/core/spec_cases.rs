@@ -27,13 +27,38 @@ enum Store {
     Tat(MemoryKey),
 }
 
+/// What `command`'s key holds given `args`: its row's `state` in
+/// `clients/spec/command_table.json`, or that of an option given that has its own (BUCKET).
+fn state_of(command: &str, args: &[String]) -> String {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/clients/spec/command_table.json");
+    let table = std::fs::read_to_string(path).expect("read clients/spec/command_table.json");
+    let start = table.find(&format!("{{\"name\": \"{command}\"")).unwrap_or_else(|| panic!("no row {command}"));
+    let row = &table[start..];
+    let row = &row[..row[1..].find("{\"name\": ").map_or(row.len(), |end| end + 1)];
+    // An option reads `{"token": "BUCKET", ... "state": "ring"}`; the row's own state
+    // comes before its options.
+    let options = row.split("{\"token\": \"").skip(1).map(|o| &o[..o.find('}').unwrap_or(o.len())]);
+    let given = |o: &&str| args.iter().any(|a| o.split('"').next().is_some_and(|t| a.eq_ignore_ascii_case(t)));
+    let option_state = options.filter(given).find_map(|o| string_field(o, "state"));
+    option_state.or_else(|| string_field(row, "state")).unwrap_or_else(|| panic!("{command} has no state"))
+}
+
+/// The first `"field": "value"` in `text`.
+fn string_field(text: &str, field: &str) -> Option<String> {
+    let at = text.find(&format!("\"{field}\": \""))? + field.len() + 5;
+    Some(text[at..at + text[at..].find('"')?].to_string())
+}
+
 impl Store {
+    /// The store of what `command`'s key holds with these arguments, as
+    /// `clients/spec/command_table.json` says (the core does not import the table itself).
     fn for_command(command: &str, args: &[String]) -> Store {
-        match command {
-            "WINLIMIT.SLIDE" if args.iter().any(|a| a == "BUCKET") => Store::Buckets(MemoryHash::default()),
-            "WINLIMIT.SLIDE" => Store::Log(MemoryLog::default()),
-            "WINLIMIT.FIXED" => Store::Counter(MemoryCounter::default()),
-            _ => Store::Tat(MemoryKey::default()),
+        match state_of(command, args).as_str() {
+            "log" => Store::Log(MemoryLog::default()),
+            "ring" => Store::Buckets(MemoryHash::default()),
+            "counter" => Store::Counter(MemoryCounter::default()),
+            "tat" => Store::Tat(MemoryKey::default()),
+            other => panic!("{command}: no memory store for the state {other:?}"),
         }
     }
 

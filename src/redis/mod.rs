@@ -18,5 +18,7 @@ pub mod replicate;
 pub mod reply;
 pub mod resetstat;
 #[cfg(test)]
+mod spec_limits;
+#[cfg(test)]
 mod spec_table;
 pub mod stats;

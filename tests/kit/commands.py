@@ -6,7 +6,9 @@ Each row says everything the generic tests need of a command:
   and nothing else read), and its writer or reader partner;
 - the ACL categories of the core commands it replaces (which Redis 7.2+ and Valkey show);
 - its arguments after the key, as COMMAND DOCS lists them, with the range of each
-  positional integer (test_errors derives the range errors from them);
+  positional integer (test_errors derives the range errors from them): read from the
+  module's command table (clients/spec/command_table.json, generated from
+  src/redis/commands.rs), as are its partner and whether it writes;
 - its key type, the format of what it stores there (commands sharing a format read each
   other's keys), and the error it gives on a string of another format;
 - sample arguments after the key (a call accepted on an empty key, limit 5 in second
@@ -20,6 +22,8 @@ assumes another command's answer.
 """
 
 import collections
+import json
+import os
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
@@ -62,16 +66,41 @@ def _integer(name, low=None, high=None, token=None, optional=False):
     return Arg(name, "integer", token=token, low=low, high=high, optional=optional or token is not None)
 
 
-COST = _integer("cost", token="COST")
+TABLE_PATH = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                          "clients", "spec", "command_table.json")
+with open(TABLE_PATH, encoding="utf-8") as _f:
+    ROWS = {row["name"].lower(): row for row in json.load(_f)["commands"]}
+
+
+def _bounds(name, argument):
+    """The range of `argument` of command `name`, as the table gives it; a bound a module
+    setting sets (winlimit.max-limit) at the setting's default, as the suite's servers have it."""
+    r = ROWS[name]["ranges"][argument]
+    return int(r["min"]), int(r["max"] if r["max"] is not None else r["max_config_default"])
+
+
+def _option(option):
+    if option["value"] == "none":
+        return Arg(option["argument"], "pure-token", token=option["token"], optional=True)
+    return _integer(option["argument"], token=option["token"])
+
+
+def _arguments(name):
+    """Its arguments after the key, from the table: the positional integers with their
+    ranges (a block of window pairs when several_windows), then its options."""
+    row = ROWS[name]
+    positional = tuple(_integer(a, *_bounds(name, a)) for a in row["positional"])
+    if row["several_windows"]:
+        positional = (Arg("window", "block", multiple=True, arguments=positional),)
+    return positional + tuple(_option(o) for o in row["options"])
+
+
 # The recording commands' REFUND n and BLOCK ms (issue 28), after COST; not the `_RO` readers'.
 RECORDING_ONLY = (_integer("refund", token="REFUND"), _integer("block_ms", token="BLOCK"))
-WINDOW_MS = _integer("window_ms", 1, 10**12)
-SLIDE_ARGS = (Arg("window", "block", multiple=True, arguments=(WINDOW_MS, _integer("limit", 0, 10000))),
-              COST, _integer("bucket_ms", token="BUCKET"))
-FIXED_ARGS = (WINDOW_MS, _integer("limit", 0, 10**12), COST, Arg("align", "pure-token", token="ALIGN", optional=True))
-GCRA_ARGS = (_integer("period_ms", 1, 10**12), _integer("limit", 1, 10**12), _integer("burst", token="BURST"), COST)
-CELL_ARGS = (_integer("max_burst", 0, 10**12 - 1), _integer("count_per_period", 1, 10**12),
-             _integer("period_s", 1, 10**9), _integer("quantity", optional=True))
+# CL.THROTTLE's quantity is an optional positional integer, which the table's rows (for the
+# clients, which do not send CL.THROTTLE) leave out.
+CELL_ARGS = tuple(_integer(a, *_bounds("cl.throttle", a)) for a in ROWS["cl.throttle"]["positional"]) + (
+    _integer("quantity", optional=True),)
 
 
 @dataclass(frozen=True)
@@ -121,32 +150,32 @@ class Command:
         return -(2 + len(self.positional))
 
 
-def _pair(writer, reader, categories, arguments, key, writer_calls, reader_calls, variants=(), library_range=None):
-    """A writer and its `_RO` reader: the same arguments, keys and sample calls. key: its
-    key type, the format it stores and its error on a string of another format."""
+def _pair(writer, reader, categories, key, writer_calls, reader_calls, variants=(), library_range=None):
+    """A writer and its `_RO` reader: the same keys and sample calls, each its own arguments
+    from the table. key: its key type, the format it stores and its error on a string of
+    another format."""
     key_type, state, string_error = key
     common = dict(key_type=key_type, state=state, string_error=string_error, sample=(W, 5),
                   variants=variants, library_range=library_range)
-    after_cost = arguments.index(COST) + 1
-    writer_arguments = arguments[:after_cost] + RECORDING_ONLY + arguments[after_cost:]
-    return (Command(writer, True, reader, frozenset({"@write", *categories}), writer_arguments, hostile=writer_calls,
+    assert ROWS[writer]["partner"].lower() == reader and ROWS[writer]["records"], f"{writer}: the table's writer of {reader}"
+    return (Command(writer, True, reader, frozenset({"@write", *categories}), _arguments(writer), hostile=writer_calls,
                     **common),
-            Command(reader, False, writer, frozenset({"@read", *categories}), arguments, hostile=reader_calls,
+            Command(reader, False, writer, frozenset({"@read", *categories}), _arguments(reader), hostile=reader_calls,
                     **common))
 
 
 # Hostile calls: periods of W, so a key a call writes does not expire while keyspaces are
 # compared (a 1 s GCRA period did, once, on a loaded machine).
 SLIDE, SLIDE_RO = _pair(
-    "winlimit.slide", "winlimit.slide_ro", {"@sortedset", "@slow"}, SLIDE_ARGS, ("zset", "log", WRONGTYPE),
+    "winlimit.slide", "winlimit.slide_ro", {"@sortedset", "@slow"}, ("zset", "log", WRONGTYPE),
     ((W, 10), (1000, 2, W, 10, "COST", 2), (W, 10, "BUCKET", 1000), (1000, 2, W, 10, "BUCKET", 1000, "COST", 2)),
     ((W, 10), (W, 10, "BUCKET", 1000)),
     variants=((W, 5, "BUCKET", 1000),))
 FIXED, FIXED_RO = _pair(
-    "winlimit.fixed", "winlimit.fixed_ro", {"@string", "@fast"}, FIXED_ARGS, ("string", "counter", NOT_AN_INTEGER),
+    "winlimit.fixed", "winlimit.fixed_ro", {"@string", "@fast"}, ("string", "counter", NOT_AN_INTEGER),
     ((W, 10), (W, 10, "ALIGN")), ((W, 10),), variants=((W, 5, "ALIGN"),))
 GCRA, GCRA_RO = _pair(
-    "winlimit.gcra", "winlimit.gcra_ro", {"@string", "@fast"}, GCRA_ARGS, ("string", "gcra", NO_GCRA_STATE),
+    "winlimit.gcra", "winlimit.gcra_ro", {"@string", "@fast"}, ("string", "gcra", NO_GCRA_STATE),
     ((W, 10), (W, 3, "BURST", 7, "COST", 2)), ((W, 10),), variants=((W, 5, "BURST", 7),),
     library_range="period_ms up to 30 days with BURST, limit and COST up to 10^6 (BURST * period_ms below 2^53)")
 CL_THROTTLE = Command("cl.throttle", True, None, frozenset({"@write", "@string", "@fast"}), CELL_ARGS, "string",

@@ -7,6 +7,7 @@ during a test, so the units a key holds are exactly the accepted calls it has se
 
 import redis
 
+from kit import commands
 from kit.bucket_layout import bucket_log
 
 
@@ -19,35 +20,49 @@ GCRA_BURST = 10**6
 GCRA_UNIT_MS = GCRA_PERIOD // GCRA_LIMIT
 BUCKET_MS = 60_000
 
-# name -> (command, args after the key). Limits are far above what a test can reach.
-SHAPES = {
-    "slide": ("WINLIMIT.SLIDE", W, 10**4),
-    "fixed": ("WINLIMIT.FIXED", W, 10**9),
-    "bucket": ("WINLIMIT.SLIDE", W, 10**9, "BUCKET", BUCKET_MS),
-    "gcra": ("WINLIMIT.GCRA", GCRA_PERIOD, GCRA_LIMIT, "BURST", GCRA_BURST),
-}
+
+def _shapes():
+    """name -> (command, the state its key holds, the option that gives that state): each
+    writer of the command table (clients/spec/command_table.json) the library has too, by
+    its method's name, and once more with each option that changes its state (`bucket`)."""
+    out = {}
+    for row in commands.ROWS.values():
+        if row["records"] and row["function"]:
+            out[row["method"]] = (row["name"], row["state"], ())
+            for option in row["options"]:
+                if "state" in option:
+                    out[option["client"]] = (row["name"], option["state"], (option["token"], BUCKET_MS))
+    return out
+
+
+_SHAPES = _shapes()
+# Per state, a limit far above what a test can reach (the exact log's: winlimit.max-limit's default).
+_FAR = {"log": 10**4, "ring": 10**9, "counter": 10**9, "tat": GCRA_BURST}
 
 
 def with_limit(name, limit):
-    """The shape's command with its limit (GCRA: its BURST) set to `limit`: a server holding
-    n units then accepts exactly limit - n more."""
-    return {
-        "slide": ("WINLIMIT.SLIDE", W, limit),
-        "fixed": ("WINLIMIT.FIXED", W, limit),
-        "bucket": ("WINLIMIT.SLIDE", W, limit, "BUCKET", BUCKET_MS),
-        "gcra": ("WINLIMIT.GCRA", GCRA_PERIOD, GCRA_LIMIT, "BURST", limit),
-    }[name]
+    """The shape's command with its limit (a TAT's: its BURST) set to `limit`: a server
+    holding n units then accepts exactly limit - n more."""
+    command, state, option = _SHAPES[name]
+    if state == "tat":
+        return (command, GCRA_PERIOD, GCRA_LIMIT, "BURST", limit)
+    return (command, W, limit, *option)
+
+
+# name -> (command, args after the key).
+SHAPES = {name: with_limit(name, _FAR[state]) for name, (_, state, _) in _SHAPES.items()}
 
 
 def recorded(r, name, key, started_ms):
     """Units the server holds for a key of shape `name`, first written after `started_ms`
-    (server time). A GCRA key holds its TAT: the first call's time plus one unit interval
+    (server time). A TAT key holds its TAT: the first call's time plus one unit interval
     per unit taken; the few ms between started_ms and that call are far below an interval."""
-    if name == "slide":
+    state = _SHAPES[name][1]
+    if state == "log":
         return r.zcard(key)
-    if name == "fixed":
+    if state == "counter":
         return int(r.get(key) or 0)
-    if name == "bucket":
+    if state == "ring":
         return bucket_log(r, key)["total"] if r.exists(key) else 0
     value = r.get(key)
     if value is None:
