@@ -199,10 +199,12 @@ const PLACES: &[&str] = &[
     "lua/winlimit.lua",
     "tests/kit/commands.py",
     "clients/spec/commands.json",
-    "clients/python/winlimit/_refund.py",
-    "clients/python/winlimit/memory.py",
-    "clients/node/src/refund.ts",
-    "clients/node/src/memory.ts",
+    "clients/python/winlimit/_commands.py",
+    "clients/python/winlimit/_methods.py",
+    "clients/node/src/commands.ts",
+    "clients/node/src/methods.ts",
+    "clients/go/recorder.go",
+    "clients/java/winlimit-core/src/main/java/io/winlimit/model/Command.java",
 ];
 
 #[test]
