@@ -47,14 +47,14 @@ test("the client declares no command the table lacks", () => {
 test("a new command of a known state needs no memory code", () => {
   // A counter command without ALIGN, declared as a builder would declare it: the memory
   // limiter answers it as a counter and refuses FIXED's ALIGN in the module's words.
-  commands.COMMANDS.set("WINLIMIT.TOY", { command: "WINLIMIT.TOY", method: "toy", state: "counter", shape: [] });
+  commands.COMMANDS.set("WINLIMIT.SCRATCH", { command: "WINLIMIT.SCRATCH", method: "scratch", state: "counter", shape: [] });
   try {
     const limiter = new MemoryLimiter({ clock: () => 1000 });
-    assert.equal(limiter.executeCommand(["WINLIMIT.TOY", "k", "1000", "1"])[0], 1);
-    assert.equal(limiter.executeCommand(["WINLIMIT.TOY", "k", "1000", "1"])[0], 0);
-    assert.throws(() => limiter.executeCommand(["WINLIMIT.TOY", "k2", "1000", "1", "align"]), { message: "ERR unknown option 'align'" });
+    assert.equal(limiter.executeCommand(["WINLIMIT.SCRATCH", "k", "1000", "1"])[0], 1);
+    assert.equal(limiter.executeCommand(["WINLIMIT.SCRATCH", "k", "1000", "1"])[0], 0);
+    assert.throws(() => limiter.executeCommand(["WINLIMIT.SCRATCH", "k2", "1000", "1", "align"]), { message: "ERR unknown option 'align'" });
   } finally {
-    commands.COMMANDS.delete("WINLIMIT.TOY");
+    commands.COMMANDS.delete("WINLIMIT.SCRATCH");
   }
 });
 

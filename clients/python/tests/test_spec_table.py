@@ -69,10 +69,10 @@ def test_the_memory_limiter_refuses_a_command_the_table_lacks():
 def test_a_new_command_of_a_known_state_needs_no_memory_code(monkeypatch):
     # A counter command without ALIGN, declared as a builder would declare it: the memory
     # limiter answers it as a counter and refuses FIXED's ALIGN in the module's words.
-    toy = _commands.Spec("WINLIMIT.TOY", "toy", "counter")
+    toy = _commands.Spec("WINLIMIT.SCRATCH", "scratch", "counter")
     monkeypatch.setitem(_commands.COMMANDS, toy.command, toy)
     limiter = winlimit.memory.Limiter(clock=lambda: 1_000)
-    assert limiter.execute_command("WINLIMIT.TOY", "k", 1000, 1)[0] == 1
-    assert limiter.execute_command("WINLIMIT.TOY", "k", 1000, 1)[0] == 0
+    assert limiter.execute_command("WINLIMIT.SCRATCH", "k", 1000, 1)[0] == 1
+    assert limiter.execute_command("WINLIMIT.SCRATCH", "k", 1000, 1)[0] == 0
     with pytest.raises(redis.ResponseError, match="^unknown option 'align'$"):
-        limiter.execute_command("WINLIMIT.TOY", "k2", 1000, 1, "align")
+        limiter.execute_command("WINLIMIT.SCRATCH", "k2", 1000, 1, "align")
