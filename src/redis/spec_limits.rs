@@ -280,7 +280,7 @@ fn render() -> String {
 }
 
 const ABOUT: &[&str] = &[
-    "Every argument's range and every error text of the module's parsers, generated from the module's command table (the ranges of src/redis/commands.rs, each row's own parser) by src/redis/spec_limits.rs (WINLIMIT_BLESS=1 cargo test --release spec_limits rewrites this file; the test fails when it differs). Read by tests/test_limits.py (the module, the Functions library and the scripts), clients/python/tests/test_spec_limits.py and clients/node/test/spec-limits.test.mjs (the memory limiters): every edition must give every answer.",
+    "Every argument's range and every error text of the module's parsers, generated from the module's command table (the ranges of src/redis/commands.rs, each row's own parser) by src/redis/spec_limits.rs (WINLIMIT_BLESS=1 cargo test --release spec_limits rewrites this file; the test fails when it differs). Read by tests/test_limits.py (the module, the Functions library and the scripts), clients/python/tests/test_spec_limits.py, clients/node/test/spec-limits.test.mjs, clients/go/limits_spec_test.go and clients/java/winlimit-core/src/test/java/io/winlimit/memory/SpecLimitsTest.java (the memory limiters): every edition must give every answer.",
     "'bounds' are the ranges (integers as decimal strings: some exceed 2^53); a BUCKET's range is that of the windows it is given, a BURST's that of its period and limit. Each 'case' is one call on a fresh key: 'args' the command line after the key, 'error' the exact error reply, or null when the call is accepted (any reply). The exact log's limits are bounded by winlimit.max-limit's default, 10000.",
 ];
 
