@@ -104,7 +104,7 @@ mod tests {
     }
 
     /// What the key layer forbids, each case refused by the compiler (tests/compile_fail/:
-    /// a write while a view or a cursor is alive, a second open of the call's key, a slice
+    /// a write while a view, a string in place or a cursor is alive, a second open of the call's key, a slice
     /// outliving its string, two cursors at once). The cases build the module's sources as
     /// binaries of their own, so the crate stays a cdylib; `.stderr` holds each expected
     /// error, rewritten by `TRYBUILD=overwrite cargo test`.

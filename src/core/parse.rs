@@ -449,6 +449,18 @@ mod tests {
         }
 
         #[test]
+        fn parse_int_agrees_with_a_digit_by_digit_model(
+            text in proptest::collection::vec(prop_oneof![8 => b'0'..=b'9', 1 => any::<u8>()], 0..21),
+            sign in proptest::bool::ANY,
+        ) {
+            // Mostly digits, now and then any byte: each length, sign and stray byte.
+            let bytes = if sign { [&b"-"[..], &text].concat() } else { text };
+            let model = std::str::from_utf8(&bytes).ok().and_then(|t| t.parse::<i64>().ok())
+                .filter(|n| n.to_string().as_bytes() == &bytes[..]);
+            prop_assert_eq!(parse_int(&bytes), model);
+        }
+
+        #[test]
         fn fuzz_windows_never_panics(args in proptest::collection::vec(proptest::collection::vec(any::<u8>(), 0..24), 0..20)) {
             let views: Vec<&[u8]> = args.iter().map(Vec::as_slice).collect();
             if let Ok((windows, _)) = windows(&views, |_| 1000) {

@@ -7,7 +7,7 @@ use crate::core::request::Mode;
 use crate::core::verdict::Verdict;
 use crate::redis::adapters::Adapter;
 use crate::redis::call::{Call, CommandError};
-use crate::redis::key::{Key, KeyKind, Opened, WriteKey};
+use crate::redis::key::{Key, KeyKind, Opened, StringInPlace, WriteKey};
 
 /// `WINLIMIT.FIXED` and `WINLIMIT.FIXED_RO`.
 pub struct Fixed;
@@ -23,7 +23,13 @@ impl Adapter for Fixed {
 
     /// Reads the counter, decides, writes.
     fn run(call: &Call, mut key: Opened<'_>, request: &FixedRequest) -> Result<Verdict, CommandError> {
-        let stored = read(key.view())?;
+        let kind = key.view().kind();
+        if let (KeyKind::String, Some(writer)) = (kind, key.writer()) {
+            if let Some(string) = writer.string_in_place() {
+                return run_in_place(call, string, request);
+            }
+        }
+        let stored = read(key.view(), kind)?;
         let plan = fixed::decide(call.now(), request, call.mode, stored);
         if let (Some(key), Some(write)) = (key.writer(), plan.write) {
             apply(key, write);
@@ -31,20 +37,47 @@ impl Adapter for Fixed {
         Ok(plan.verdict)
     }
 }
-/// The counter, `None` when the key is missing. A value is a count only where `INCRBY`,
-/// whose effect is replicated, would take it too: a canonical non-negative integer.
-fn read(key: &Key<'_>) -> Result<Option<Counter>, CommandError> {
-    match key.kind() {
+
+/// A recording call on a counter: its digits are read and rewritten through one string
+/// access.
+fn run_in_place(call: &Call, string: StringInPlace<'_, '_>, request: &FixedRequest) -> Result<Verdict, CommandError> {
+    let count = count_of(string.bytes())?;
+    let stored = Counter { count, expires_at: string.expires_at() };
+    let plan = fixed::decide(call.now(), request, call.mode, Some(stored));
+    match plan.write {
+        Some(FixedWrite::Increment { by, count, expire_at }) => {
+            let key = string.incr_by(by, count);
+            if let Some(at) = expire_at {
+                key.expire_at(at);
+            }
+        }
+        Some(FixedWrite::Refund { by, count }) => {
+            string.incr_by(-by, count);
+        }
+        Some(write) => apply(string.into_key(), write),
+        None => {}
+    }
+    Ok(plan.verdict)
+}
+
+/// The counter, `None` when the key is missing.
+fn read(key: &Key<'_>, kind: KeyKind) -> Result<Option<Counter>, CommandError> {
+    match kind {
         KeyKind::Missing => Ok(None),
         KeyKind::String => {
-            let count = key.string_value().and_then(parse_int).filter(|c| *c >= 0);
-            let count = count.ok_or_else(CommandError::not_an_integer)?;
+            let count = count_of(key.string_value().unwrap_or_default())?;
             // SAFETY: the key holds a string, as just read.
             let expires_at = unsafe { key.existing_expires_at() };
             Ok(Some(Counter { count, expires_at }))
         }
         _ => Err(CommandError::WrongType),
     }
+}
+
+/// A stored count is one only where `INCRBY`, whose effect is replicated, would take it too:
+/// a canonical non-negative integer.
+fn count_of(text: &[u8]) -> Result<i64, CommandError> {
+    parse_int(text).filter(|c| *c >= 0).ok_or_else(CommandError::not_an_integer)
 }
 
 /// Carries out the write: each effect replicates itself and fires its events.

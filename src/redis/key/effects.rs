@@ -64,25 +64,19 @@ impl WriteKey<'_> {
     /// which keeps the key's expiry. The stored text is `count - by` as `format_int` writes
     /// it (the adapter read it so).
     pub fn incr_by(&mut self, by: i64, count: i64) {
-        // Mostly the count keeps its number of digits, and the string is rewritten as it is;
-        // by one (`COST 1`, the usual call) its digits are carried in place, nothing formatted.
         let mut written = false;
-        if by == 1 {
-            self.rewrite_in_place(|bytes| written = increment_decimal(bytes));
-        } else {
-            let mut digits = [0u8; 20];
-            let len = format_int(count, &mut digits);
-            self.rewrite_in_place(|bytes| {
-                if bytes.len() == len {
-                    bytes.copy_from_slice(&digits[..len]);
-                    written = true;
-                }
-            });
-        }
+        self.rewrite_in_place(|bytes| written = rewrite_count(bytes, by, count));
+        self.finish_incr_by(by, count, written);
+    }
+
+    /// The rest of `INCRBY` once the digits were rewritten in place, or not (`written`):
+    /// a count that needs another number of digits is stored anew; then the effect is
+    /// replicated, notified and signalled.
+    pub(super) fn finish_incr_by(&mut self, by: i64, count: i64, written: bool) {
         if !written {
             let mut digits = [0u8; 20];
             let len = format_int(count, &mut digits);
-            // SAFETY: a key open for writing that holds a string (`rewrite_in_place` found one).
+            // SAFETY: a key open for writing that holds a string (the caller found one).
             unsafe { api!(RedisModule_StringTruncate(self.0.handle, len)) };
             // `copy_from_slice` checks the lengths agree (a panic the handler turns into an error).
             self.rewrite_in_place(|bytes| bytes.copy_from_slice(&digits[..len]));
@@ -291,6 +285,22 @@ impl WriteKey<'_> {
         // SAFETY: the call's live context and key name.
         unsafe { api!(RedisModule_SignalModifiedKey(self.0.ctx.as_ptr(), self.0.name.as_ptr())) };
     }
+}
+
+/// Rewrites a counter's decimal digits, `count - by` as stored, to `count` in place; false when
+/// `count` needs another number of digits. Mostly it keeps its length; by one (`COST 1`, the
+/// usual call) the digits are carried in place, nothing formatted.
+pub(super) fn rewrite_count(digits: &mut [u8], by: i64, count: i64) -> bool {
+    if by == 1 {
+        return increment_decimal(digits);
+    }
+    let mut text = [0u8; 20];
+    let len = format_int(count, &mut text);
+    if digits.len() != len {
+        return false;
+    }
+    digits.copy_from_slice(&text[..len]);
+    true
 }
 
 /// Adds one to decimal digits in place; false when the sum needs one digit more (the digits,

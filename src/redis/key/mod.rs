@@ -18,6 +18,9 @@ use crate::redis::api::{self, api, Ctx, OwnedString, ServerString};
 use crate::redis::replicate::Target;
 
 mod effects;
+mod in_place;
+
+pub use in_place::StringInPlace;
 
 /// What a key holds, as far as the commands care.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -107,32 +110,43 @@ impl<'a> Key<'a> {
     /// # Safety
     /// The key exists: the caller has just read a kind other than [`KeyKind::Missing`] and
     /// written nothing since (Redis 8's RM_GetAbsExpire dereferences an empty key's value).
+    #[inline]
     pub unsafe fn existing_expires_at(&self) -> Option<i64> {
         // SAFETY: reading a function pointer the server set at load time.
         let at = if unsafe { raw::RedisModule_GetAbsExpire }.is_some() {
             // SAFETY: the key exists, so its handle is open and not null.
             unsafe { api!(RedisModule_GetAbsExpire(self.handle)) }
         } else {
-            // Redis 6.2: only the time left, from the server's clock at that instant.
-            // Retried until the clock did not tick around the call, so `now + left` is
-            // the stored absolute time exactly.
-            let read = || {
-                let before = api::milliseconds();
-                // SAFETY: the key exists, so its handle is open and not null.
-                let left = unsafe { api!(RedisModule_GetExpire(self.handle)) };
-                let same_ms = api::milliseconds() == before;
-                (same_ms, if left == raw::REDISMODULE_NO_EXPIRE as i64 { left } else { before + left })
-            };
-            let (mut exact, mut at) = read();
-            for _ in 0..3 {
-                if exact {
-                    break;
-                }
-                (exact, at) = read();
-            }
-            at
+            // SAFETY: as above (the caller's promise).
+            unsafe { self.expires_at_from_time_left() }
         };
         (at != raw::REDISMODULE_NO_EXPIRE as i64).then_some(at)
+    }
+
+    /// Redis 6.2: only the time left, from the server's clock at that instant. Retried until
+    /// the clock did not tick around the call, so `now + left` is the stored absolute time
+    /// exactly. Out of line: the common path stays a single call.
+    ///
+    /// # Safety
+    /// As [`Key::existing_expires_at`].
+    #[cold]
+    #[inline(never)]
+    unsafe fn expires_at_from_time_left(&self) -> i64 {
+        let read = || {
+            let before = api::milliseconds();
+            // SAFETY: the key exists (the caller's promise), so its handle is open and not null.
+            let left = unsafe { api!(RedisModule_GetExpire(self.handle)) };
+            let same_ms = api::milliseconds() == before;
+            (same_ms, if left == raw::REDISMODULE_NO_EXPIRE as i64 { left } else { before + left })
+        };
+        let (mut exact, mut at) = read();
+        for _ in 0..3 {
+            if exact {
+                break;
+            }
+            (exact, at) = read();
+        }
+        at
     }
 
     /// A string key's value, read in place; the borrow of the key keeps writes away.
