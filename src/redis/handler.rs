@@ -2,6 +2,7 @@
 //! row's adapter, open the call's key once, run the adapter with panics caught, count the
 //! outcome, reply.
 
+use std::mem::MaybeUninit;
 use std::os::raw::c_int;
 
 use redis_module::raw;
@@ -54,14 +55,18 @@ fn run(spec: &CommandSpec, ctx: Ctx<'_>, argv: &[ServerString<'_>]) -> Result<Ve
         return Err(CommandError::Arity);
     }
     let [_, key_name, rest @ ..] = argv else { return Err(CommandError::Arity) };
-    // Split from the stack: a one-window call has at most five arguments after the key.
-    let mut on_stack: [&[u8]; 8] = [&[]; 8];
+    // Split onto the stack (a one-window call has at most five arguments after the key),
+    // writing only the slots the call fills.
+    let mut on_stack = [MaybeUninit::<&[u8]>::uninit(); 8];
     let spilled: Vec<&[u8]>;
     let args: &[&[u8]] = if rest.len() <= on_stack.len() {
         for (slot, arg) in on_stack.iter_mut().zip(rest) {
-            *slot = arg.bytes();
+            slot.write(arg.bytes());
         }
-        &on_stack[..rest.len()]
+        let filled: *const [MaybeUninit<&[u8]>] = &on_stack[..rest.len()];
+        // SAFETY: the first `rest.len()` slots were just written, and `MaybeUninit<T>` has
+        // `T`'s layout; the slice borrows `on_stack`, which outlives its use below.
+        unsafe { &*(filled as *const [&[u8]]) }
     } else {
         spilled = rest.iter().map(|arg| arg.bytes()).collect();
         &spilled

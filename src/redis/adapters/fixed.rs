@@ -23,13 +23,10 @@ impl Adapter for Fixed {
 
     /// Reads the counter, decides, writes.
     fn run(call: &Call, mut key: Opened<'_>, request: &FixedRequest) -> Result<Verdict, CommandError> {
-        let kind = key.view().kind();
-        if let (KeyKind::String, Some(writer)) = (kind, key.writer()) {
-            if let Some(string) = writer.string_in_place() {
-                return run_in_place(call, string, request);
-            }
+        if let Some(string) = key.writer().and_then(WriteKey::string_in_place) {
+            return run_in_place(call, string, request);
         }
-        let stored = read(key.view(), kind)?;
+        let stored = read(key.view())?;
         let plan = fixed::decide(call.now(), request, call.mode, stored);
         if let (Some(key), Some(write)) = (key.writer(), plan.write) {
             apply(key, write);
@@ -61,8 +58,8 @@ fn run_in_place(call: &Call, string: StringInPlace<'_, '_>, request: &FixedReque
 }
 
 /// The counter, `None` when the key is missing.
-fn read(key: &Key<'_>, kind: KeyKind) -> Result<Option<Counter>, CommandError> {
-    match kind {
+fn read(key: &Key<'_>) -> Result<Option<Counter>, CommandError> {
+    match key.kind() {
         KeyKind::Missing => Ok(None),
         KeyKind::String => {
             let count = count_of(key.string_value().unwrap_or_default())?;

@@ -9,7 +9,7 @@ use std::os::raw::c_int;
 use redis_module::raw;
 
 use crate::redis::api::api;
-use crate::redis::key::WriteKey;
+use crate::redis::key::{KeyKind, WriteKey};
 
 /// The bytes of a string key opened for writing, read and rewritten in place.
 pub struct StringInPlace<'k, 'a> {
@@ -24,10 +24,14 @@ impl<'a> WriteKey<'a> {
     /// too (`RM_StringDMA`): only a raw string another reference shares is copied first.
     pub fn string_in_place(&mut self) -> Option<StringInPlace<'_, 'a>> {
         let mut len = 0usize;
-        // SAFETY: a key open for writing and a length to write; DMA answers null for a
-        // non-string (and an empty string for a missing key, which the caller has ruled out).
+        // SAFETY: a key open for writing and a length to write.
         let ptr = unsafe { api!(RedisModule_StringDMA(self.0.handle, &mut len, raw::REDISMODULE_WRITE as c_int)) };
-        (!ptr.is_null()).then_some(StringInPlace { key: self, ptr: ptr.cast(), len })
+        // DMA answers null for another type, and no bytes for a missing key as for an empty
+        // string: only then is the key's type asked.
+        if ptr.is_null() || (len == 0 && self.kind() == KeyKind::Missing) {
+            return None;
+        }
+        Some(StringInPlace { key: self, ptr: ptr.cast(), len })
     }
 }
 
