@@ -15,8 +15,8 @@ Within one server process the counts repeat to a fraction of a percent; between 
 3%. So the whole count runs --runs times (3 by default), each on fresh servers, and the
 table gives each contender's median with the lowest and highest; targets judge the median.
 
-Writes bench/results/instructions.{md,json} (with --quick: bench/.tmp/results/) and prints
-PASS/FAIL lines for the targets.
+Writes bench/results/instructions.{md,json} (elsewhere with --out DIR) and prints PASS/FAIL
+lines for the targets.
 """
 
 from __future__ import annotations
