@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The starter as a user gets it: clients/java installed into the local Maven repository, then
-# this project built offline from that repository alone (no reactor), run once against a
+# this project built from that repository alone (no reactor; Maven Central only for the
+# pinned third-party artifacts and plugins), run once against a
 # real redis-server with the module on a free loopback port, stopped by its PID.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -9,10 +10,10 @@ server=${WINLIMIT_SERVER_BIN:-$repo/.cache/redis-7.0/bin/server}
 cli=${WINLIMIT_CLI_BIN:-$repo/.cache/redis-7.0/bin/cli}
 module=${WINLIMIT_MODULE:-$repo/target/x86_64-unknown-linux-gnu/dist/libwinlimit.so}
 
-[ -n "${CONSUMER_INSTALLED:-}" ] || (cd "$here/.." && mvn -B -q -o install -DskipTests)
+[ -n "${CONSUMER_INSTALLED:-}" ] || (cd "$here/.." && mvn -B -q install -DskipTests)
 cd "$here"
-mvn -B -q -o package
-mvn -B -q -o dependency:build-classpath -Dmdep.outputFile=target/classpath.txt
+mvn -B -q package
+mvn -B -q dependency:build-classpath -Dmdep.outputFile=target/classpath.txt
 
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 "$server" --port "$port" --bind 127.0.0.1 --save "" --appendonly no --loadmodule "$module" >/dev/null &
