@@ -39,7 +39,8 @@ fn module_of(file: &Path) -> String {
     parts.join("::")
 }
 
-/// The paths a `use crate::...;` statement names (its braces expanded), without `crate::`.
+/// The paths a `use` statement names (its braces expanded), as written: `crate::a::{b, c::D}`
+/// gives `crate::a::b` and `crate::a::c::D`.
 fn used_paths(statement: &str) -> Vec<String> {
     fn expand(prefix: &str, text: &str, out: &mut Vec<String>) {
         let text = text.trim();
@@ -70,39 +71,90 @@ fn used_paths(statement: &str) -> Vec<String> {
     }
     let mut out = Vec::new();
     let path: String = statement.split_whitespace().collect();
-    expand("", path.trim_start_matches("crate::"), &mut out);
+    expand("", &path, &mut out);
     out
 }
 
-/// Which modules each module's `use crate::` statements import (the longest module prefix
-/// of each path named).
-fn import_graph() -> BTreeMap<String, Vec<String>> {
-    let files = rust_files(&Path::new(ROOT).join("src"));
-    let modules: Vec<String> = files.iter().map(|f| module_of(f)).collect();
-    let mut graph = BTreeMap::new();
-    for (file, module) in files.iter().zip(&modules) {
-        let text = read(&file.to_string_lossy());
-        let mut targets = Vec::new();
-        for (start, _) in text.match_indices("use crate::") {
-            let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
-            if text[line_start..start].contains("//") {
+/// A file's code without its comments (a `//` to the end of its line) and without an inline
+/// module (`mod tests { ... }`, last in a file), whose `super::` is the file's own module.
+fn code_of(text: &str) -> String {
+    let lines = text.lines().map(|line| line.split("//").next().unwrap_or_default());
+    let is_inline_mod = |line: &str| {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        matches!(words.as_slice(), ["mod", _, "{", ..] | ["pub" | "pub(crate)", "mod", _, "{", ..])
+    };
+    lines.take_while(|line| !is_inline_mod(line)).collect::<Vec<_>>().join("\n")
+}
+
+/// Every path a module's code names: each `use` statement's (`pub use` included), and each
+/// `crate::`, `super::` or `self::` path written in an expression or a type.
+fn named_paths(code: &str) -> Vec<String> {
+    let mut paths = Vec::new();
+    let mut rest = code;
+    while let Some(at) = rest.find("use ") {
+        let word_start = at == 0 || !rest.as_bytes()[at - 1].is_ascii_alphanumeric() && rest.as_bytes()[at - 1] != b'_';
+        let end = rest[at..].find(';').map_or(rest.len(), |e| at + e);
+        if word_start {
+            paths.extend(used_paths(&rest[at + 4..end]));
+        }
+        rest = &rest[(at + 4).min(end)..];
+    }
+    for root in ["crate::", "super::", "self::"] {
+        for (at, _) in code.match_indices(root) {
+            let before = code[..at].chars().next_back().unwrap_or(' ');
+            if before.is_alphanumeric() || before == '_' || before == ':' {
                 continue;
             }
-            let statement = &text[start + 4..start + text[start..].find(';').unwrap_or(0)];
-            for path in used_paths(statement) {
-                let segments: Vec<&str> = path.split("::").collect();
-                let target = (1..=segments.len())
-                    .rev()
-                    .map(|n| segments[..n].join("::"))
-                    .find(|prefix| modules.contains(prefix));
-                if let Some(target) = target.filter(|t| t != module && !targets.contains(t)) {
-                    targets.push(target);
-                }
+            let len =
+                code[at..].find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':')).unwrap_or(code.len() - at);
+            paths.push(code[at..at + len].trim_end_matches(':').to_string());
+        }
+    }
+    paths
+}
+
+/// The module a path names from `module` (`crate::`, `super::` and `self::` resolved, and a
+/// bare path read as starting at one of `module`'s children), or None for another crate's.
+fn module_named(module: &str, path: &str, modules: &[String]) -> Option<String> {
+    let within = |base: &str, tail: &str| if base.is_empty() { tail.to_string() } else { format!("{base}::{tail}") };
+    let parent = module.rsplit_once("::").map_or("", |(p, _)| p);
+    let absolute = if let Some(tail) = path.strip_prefix("crate::") {
+        tail.to_string()
+    } else if let Some(tail) = path.strip_prefix("super::") {
+        within(parent, tail)
+    } else if let Some(tail) = path.strip_prefix("self::") {
+        within(module, tail)
+    } else {
+        within(module, path)
+    };
+    let segments: Vec<&str> = absolute.split("::").collect();
+    (1..=segments.len()).rev().map(|n| segments[..n].join("::")).find(|prefix| modules.contains(prefix))
+}
+
+/// Which modules each module imports, given each module's source: every path its code names
+/// (see `named_paths`), to the longest module it falls in. A parent's `pub use child::X` is an
+/// import of the child; its `mod child;` declaration is not.
+fn graph_of(sources: &[(String, String)]) -> BTreeMap<String, Vec<String>> {
+    let modules: Vec<String> = sources.iter().map(|(m, _)| m.clone()).collect();
+    let mut graph = BTreeMap::new();
+    for (module, text) in sources {
+        let mut targets = Vec::new();
+        for path in named_paths(&code_of(text)) {
+            let target = module_named(module, &path, &modules);
+            if let Some(target) = target.filter(|t| t != module && !targets.contains(t)) {
+                targets.push(target);
             }
         }
         graph.insert(module.clone(), targets);
     }
     graph
+}
+
+/// The crate's import graph: `graph_of` over every file under `src/`.
+fn import_graph() -> BTreeMap<String, Vec<String>> {
+    let files = rust_files(&Path::new(ROOT).join("src"));
+    let sources: Vec<(String, String)> = files.iter().map(|f| (module_of(f), read(&f.to_string_lossy()))).collect();
+    graph_of(&sources)
 }
 
 /// A cycle through `module`, if its imports lead back to it.
@@ -123,14 +175,17 @@ fn cycle_from(graph: &BTreeMap<String, Vec<String>>, path: &mut Vec<String>) -> 
     None
 }
 
+/// The first import cycle in a graph, if any.
+fn first_cycle(graph: &BTreeMap<String, Vec<String>>) -> Option<Vec<String>> {
+    graph.keys().find_map(|module| cycle_from(graph, &mut vec![module.clone()]))
+}
+
 #[test]
 fn no_module_imports_one_that_imports_it_back() {
     let graph = import_graph();
     assert!(graph.get("redis::handler").is_some_and(|t| t.contains(&"redis::commands".to_string())));
-    for module in graph.keys() {
-        if let Some(cycle) = cycle_from(&graph, &mut vec![module.clone()]) {
-            panic!("an import cycle in src/: {}", cycle.join(" -> "));
-        }
+    if let Some(cycle) = first_cycle(&graph) {
+        panic!("an import cycle in src/: {}", cycle.join(" -> "));
     }
 }
 
@@ -138,9 +193,43 @@ fn no_module_imports_one_that_imports_it_back() {
 fn the_cycle_check_reads_braces_and_self() {
     assert_eq!(
         used_paths("crate::redis::{reply, api::{self, Ctx}}"),
-        ["redis::reply", "redis::api", "redis::api::Ctx"]
+        ["crate::redis::reply", "crate::redis::api", "crate::redis::api::Ctx"]
     );
-    assert_eq!(used_paths("crate::redis::api::{self}"), ["redis::api"]);
+    assert_eq!(used_paths("crate::redis::api::{self}"), ["crate::redis::api"]);
+}
+
+/// Sources of a parent module `a::key` and its children, as `graph_of` takes them.
+fn sources(files: &[(&str, &str)]) -> Vec<(String, String)> {
+    files.iter().map(|(m, t)| (m.to_string(), t.to_string())).collect()
+}
+
+#[test]
+fn the_cycle_check_sees_a_cycle_through_a_parent_mod_rs() {
+    // The parent re-exports a child that imports the parent's own type back.
+    let files = sources(&[
+        ("a::key", "mod view;\npub use view::View;\npub struct Key;"),
+        ("a::key::view", "use crate::a::key::Key;\npub struct View(Key);"),
+    ]);
+    assert_eq!(first_cycle(&graph_of(&files)), Some(vec!["a::key".into(), "a::key::view".into(), "a::key".into()]));
+}
+
+#[test]
+fn the_cycle_check_sees_paths_written_in_code() {
+    // A child calls a sibling by `super::`, the sibling imports the parent, the parent
+    // re-exports the first child: the shape the fixed counter's in-place view once had.
+    let files = sources(&[
+        ("a::key", "mod effects;\nmod in_place;\npub use self::in_place::View;"),
+        ("a::key::effects", "use super::Key; // a comment: crate::a::nothing\n"),
+        ("a::key::in_place", "fn f() { super::effects::rewrite(); }"),
+    ]);
+    let cycle = first_cycle(&graph_of(&files)).expect("a cycle");
+    assert_eq!(cycle, ["a::key", "a::key::in_place", "a::key::effects", "a::key"]);
+}
+
+#[test]
+fn a_parent_declaring_its_children_is_no_cycle() {
+    let files = sources(&[("a::key", "mod view;\npub struct Key;"), ("a::key::view", "use super::Key;")]);
+    assert_eq!(first_cycle(&graph_of(&files)), None);
 }
 
 /// The files README's layout tree lists: a line `  name.rs` or `  dir/` under its parent

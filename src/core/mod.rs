@@ -5,6 +5,7 @@
 pub mod block;
 pub mod bucket_ring;
 pub mod bucketed;
+pub mod counter_text;
 pub mod fixed;
 pub mod gcra;
 pub mod parse;

@@ -7,7 +7,8 @@ use crate::core::request::Mode;
 use crate::core::verdict::Verdict;
 use crate::redis::adapters::Adapter;
 use crate::redis::call::{Call, CommandError};
-use crate::redis::key::{Key, KeyKind, Opened, StringInPlace, WriteKey};
+use crate::redis::key::in_place::StringInPlace;
+use crate::redis::key::{Key, KeyKind, Opened, WriteKey};
 
 /// `WINLIMIT.FIXED` and `WINLIMIT.FIXED_RO`.
 pub struct Fixed;

@@ -8,6 +8,7 @@ use std::os::raw::c_int;
 use redis_module::raw;
 
 use crate::core::bucket_ring;
+use crate::core::counter_text::rewrite_count;
 use crate::core::parse::format_int;
 use crate::redis::api::{self, api, OwnedString};
 use crate::redis::events::Event;
@@ -284,51 +285,5 @@ impl WriteKey<'_> {
     fn signal_modified(&self) {
         // SAFETY: the call's live context and key name.
         unsafe { api!(RedisModule_SignalModifiedKey(self.0.ctx.as_ptr(), self.0.name.as_ptr())) };
-    }
-}
-
-/// Rewrites a counter's decimal digits, `count - by` as stored, to `count` in place; false when
-/// `count` needs another number of digits. Mostly it keeps its length; by one (`COST 1`, the
-/// usual call) the digits are carried in place, nothing formatted.
-pub(super) fn rewrite_count(digits: &mut [u8], by: i64, count: i64) -> bool {
-    if by == 1 {
-        return increment_decimal(digits);
-    }
-    let mut text = [0u8; 20];
-    let len = format_int(count, &mut text);
-    if digits.len() != len {
-        return false;
-    }
-    digits.copy_from_slice(&text[..len]);
-    true
-}
-
-/// Adds one to decimal digits in place; false when the sum needs one digit more (the digits,
-/// all nines, are zeros now).
-fn increment_decimal(digits: &mut [u8]) -> bool {
-    for digit in digits.iter_mut().rev() {
-        if *digit == b'9' {
-            *digit = b'0';
-        } else {
-            *digit += 1;
-            return true;
-        }
-    }
-    false
-}
-
-#[cfg(test)]
-mod tests {
-    use super::increment_decimal;
-
-    #[test]
-    fn increment_decimal_carries_and_says_when_a_digit_is_needed() {
-        let mut text = *b"1299";
-        assert!(increment_decimal(&mut text));
-        assert_eq!(&text, b"1300");
-        let mut nines = *b"99";
-        assert!(!increment_decimal(&mut nines));
-        assert_eq!(&nines, b"00");
-        assert!(!increment_decimal(&mut []));
     }
 }

@@ -8,6 +8,7 @@ use std::os::raw::c_int;
 
 use redis_module::raw;
 
+use crate::core::counter_text::rewrite_count;
 use crate::redis::api::api;
 use crate::redis::key::{KeyKind, WriteKey};
 
@@ -54,7 +55,7 @@ impl<'k, 'a> StringInPlace<'k, 'a> {
         // SAFETY: as in `bytes`, and writable: DMA gave them for writing, and `self` is
         // consumed here, so this is the only view of them.
         let bytes = unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len) };
-        let written = super::effects::rewrite_count(bytes, by, count);
+        let written = rewrite_count(bytes, by, count);
         self.key.finish_incr_by(by, count, written);
         self.key
     }

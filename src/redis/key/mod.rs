@@ -18,9 +18,7 @@ use crate::redis::api::{self, api, Ctx, OwnedString, ServerString};
 use crate::redis::replicate::Target;
 
 mod effects;
-mod in_place;
-
-pub use in_place::StringInPlace;
+pub mod in_place;
 
 /// What a key holds, as far as the commands care.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
