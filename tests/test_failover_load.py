@@ -28,7 +28,7 @@ def test_units_confirmed_before_a_promotion_are_counted_and_limits_stay_exact(st
         t.start()
     try:
         wait_until(lambda: all(tally.confirmed >= CONFIRMED_BEFORE_PROMOTION for _, _, tally in keys),
-                   timeout=30, what="units confirmed by WAIT")
+                   what="units confirmed by WAIT")
         confirmed = {key: tally.confirmed for _, key, tally in keys}
         promotion(master, replica)  # while every client goes on calling
     finally:

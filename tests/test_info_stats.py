@@ -9,6 +9,7 @@ from kit.server import CARGO_VERSION
 from kit.commands import call
 from kit import commands, editions
 from kit.errors import error_of
+from kit.ready import READY_TIMEOUT
 from kit.support import W
 
 pytestmark = editions.module_only("INFO winlimit's counters are the module's; a library cannot add INFO fields")
@@ -20,7 +21,7 @@ FIELDS = ["calls", "allowed", "rejected", "errors"]
 
 def info_text(port, section):
     """The raw INFO reply text (section headers included)."""
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+    with socket.create_connection(("127.0.0.1", port), timeout=READY_TIMEOUT) as s:
         s.sendall(b"*2\r\n$4\r\nINFO\r\n$%d\r\n%s\r\n" % (len(section), section.encode()))
         f = s.makefile("rb")
         header = f.readline()

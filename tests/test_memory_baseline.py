@@ -33,9 +33,9 @@ def test_short_window_keys_expire_and_memory_returns_to_baseline(start_server):
     *replies, memory = pipe.execute()
     assert all(reply[0] == 1 for reply in replies)
     peak = memory["used_memory"]
-    wait_until(lambda: r.dbsize() == 0, timeout=30, what="every key to expire")
+    wait_until(lambda: r.dbsize() == 0, what="every key to expire")
     expired_after = time.monotonic() - started
-    wait_until(lambda: r.info("memory")["used_memory"] <= baseline + 256 * 1024, timeout=10,
+    wait_until(lambda: r.info("memory")["used_memory"] <= baseline + 256 * 1024,
                what="used_memory back at its baseline")
     after = r.info("memory")["used_memory"]
     print(f"memory: baseline {baseline} B, peak {peak} B with {KEYS} keys, "

@@ -11,10 +11,8 @@ import time
 import redis
 
 from kit import editions
+from kit.ready import READY_TIMEOUT
 from kit.server import RedisServer, free_port, CLI_BIN, REDIS_62, free_port_with_bus
-
-
-READY_TIMEOUT = 30.0
 
 
 class Cluster:

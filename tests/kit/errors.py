@@ -4,6 +4,7 @@ texts, this does not."""
 import socket
 
 from kit import editions
+from kit.ready import READY_TIMEOUT
 
 
 def error_of(port, *args, auth=None):
@@ -15,7 +16,7 @@ def error_of(port, *args, auth=None):
     for command in commands:
         parts = [a if isinstance(a, bytes) else str(a).encode() for a in command]
         payload += b"*%d\r\n" % len(parts) + b"".join(b"$%d\r\n%s\r\n" % (len(p), p) for p in parts)
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+    with socket.create_connection(("127.0.0.1", port), timeout=READY_TIMEOUT) as s:
         s.sendall(payload)
         f = s.makefile("rb")
         if auth:

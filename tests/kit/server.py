@@ -24,6 +24,7 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from kit import editions
+from kit.ready import READY_TIMEOUT, wait_until
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TMP_ROOT = os.path.join(REPO, "tests", ".tmp")
@@ -32,7 +33,6 @@ CLI_BIN = os.environ.get("WINLIMIT_CLI_BIN", "redis-cli")
 # The one version of the module and the client: Cargo.toml's.
 with open(os.path.join(REPO, "Cargo.toml"), "rb") as _f:
     CARGO_VERSION = tomllib.load(_f)["package"]["version"]
-START_TIMEOUT = 10.0
 STOP_TIMEOUT = 10.0
 
 _running = set()
@@ -86,7 +86,7 @@ class RedisServer:
     """
 
     def __init__(self, module=True, module_args=(), args=(), dir=None, port=None, config=None, server_bin=None,
-                 launcher=(), start_timeout=START_TIMEOUT, edition=None):
+                 launcher=(), start_timeout=READY_TIMEOUT, edition=None):
         self.edition = edition or editions.EDITION
         self.server_bin = server_bin or SERVER_BIN
         self.launcher = list(launcher)
@@ -198,15 +198,12 @@ class RedisServer:
             setattr(self, name, list(value) if name in ("args", "module_args") else value)
         return self.start(port)
 
-    def wait_replica_synced(self, timeout=START_TIMEOUT):
+    def wait_replica_synced(self, timeout=READY_TIMEOUT):
         """For a replica: wait until the link to its master is up and the initial sync is done."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+        def synced():
             info = self.client.info("replication")
-            if info.get("master_link_status") == "up" and not info.get("master_sync_in_progress"):
-                return
-            time.sleep(0.02)
-        raise RuntimeError(f"replica on port {self.port} did not sync: {self.client.info('replication')}")
+            return info.get("master_link_status") == "up" and not info.get("master_sync_in_progress")
+        wait_until(synced, timeout, what=f"the replica on port {self.port} to sync")
 
 
 class _PortBusy(Exception):
@@ -243,12 +240,9 @@ REDIS_62 = not IS_VALKEY and SERVER_VERSION < (7, 0)
 REDIS_60 = not IS_VALKEY and SERVER_VERSION < (6, 2)
 
 
-def wait_replica_offset(master, replica, timeout=START_TIMEOUT):
+def wait_replica_offset(master, replica, timeout=READY_TIMEOUT):
     """Wait until the replica has processed everything the master has sent."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    def caught_up():
         sent = master.client.info("replication")["master_repl_offset"]
-        if replica.client.info("replication").get("slave_repl_offset") == sent:
-            return
-        time.sleep(0.01)
-    raise RuntimeError("replica did not catch up with the master")
+        return replica.client.info("replication").get("slave_repl_offset") == sent
+    wait_until(caught_up, timeout, what="the replica to catch up with the master")

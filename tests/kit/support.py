@@ -12,23 +12,12 @@ import pytest
 from kit import commands
 from kit.commands import call
 from kit.keyspace import server_ms
+from kit.ready import READY_TIMEOUT, wait_until  # noqa: F401 (tests import wait_until from here)
 from kit.server import REDIS_60
 
 
 W = 60000           # long windows: nothing expires while keyspaces are compared
 ALIGNED_W = 10**12  # an aligned window ending in 2033, never about to end
-
-
-def wait_until(predicate, timeout=10.0, what="condition"):
-    """Poll predicate() until it returns something truthy; raise after the deadline."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
-        time.sleep(0.01)
 
 
 def workload(r):
@@ -102,7 +91,7 @@ class KeyEvents:
     def _until_sentinel(self):
         self.client.set(self.SENTINEL, 1)
         out = []
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + READY_TIMEOUT
         while time.monotonic() < deadline:
             msg = self.pubsub.get_message(timeout=1.0)
             if msg is None or msg["type"] != "pmessage":
@@ -134,4 +123,4 @@ def promote_with_failover(master, replica):
     master.client.execute_command("FAILOVER", "TO", "127.0.0.1", replica.port)
     wait_until(lambda: role(replica) == "master" and role(master) == "slave"
                and master.client.info("replication")["master_failover_state"] == "no-failover",
-               timeout=30, what="FAILOVER to complete")
+               what="FAILOVER to complete")

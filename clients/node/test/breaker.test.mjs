@@ -15,6 +15,7 @@ import { Metrics } from "winlimit/metrics";
 import { withApp } from "./support/apps.mjs";
 import { LIBRARIES } from "./support/clients.mjs";
 import { CountingProxy } from "./support/proxy.mjs";
+import { waitUntil } from "./support/ready.mjs";
 import { Cluster, RedisServer } from "./support/servers.mjs";
 
 const LIMIT = 3;
@@ -296,22 +297,10 @@ async function keysOnTwoNodes(cluster) {
 }
 
 /** Resolves once the client (through the proxy) gets an answer from the server again. */
-async function answering(client) {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    try {
-      return await client.sendCommand(["PING"]);
-    } catch (error) {
-      assert.ok(Date.now() < deadline, `the client did not reconnect: ${error}`);
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-  }
+function answering(client) {
+  return waitUntil(() => client.sendCommand(["PING"]), "the client to reconnect");
 }
 
-async function waitFor(condition) {
-  const deadline = Date.now() + 10_000;
-  while (!condition()) {
-    assert.ok(Date.now() < deadline, "the condition did not hold within 10 s");
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+function waitFor(condition) {
+  return waitUntil(condition, "the condition", 5);
 }

@@ -12,6 +12,7 @@ import { Metrics } from "winlimit/metrics";
 import { FRAMEWORKS, withApp } from "./support/apps.mjs";
 import { LIBRARIES } from "./support/clients.mjs";
 import { redisForFile } from "./support/fixture.mjs";
+import { waitUntil } from "./support/ready.mjs";
 import { adminClient, REDIS_60, RedisServer } from "./support/servers.mjs";
 
 const LIMIT = 3;
@@ -31,12 +32,8 @@ async function redisToStop(limiterOptions) {
 }
 
 /** Resolves once the client is connected again (it reconnects by itself). */
-async function reconnected(client) {
-  const deadline = Date.now() + 10_000;
-  while (!client.isReady) {
-    assert.ok(Date.now() < deadline, "the client did not reconnect");
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+function reconnected(client) {
+  return waitUntil(() => client.isReady, "the client to reconnect");
 }
 
 for (const framework of Object.keys(FRAMEWORKS)) {

@@ -6,7 +6,6 @@ import contextlib
 import logging
 import socket
 import threading
-import time
 
 import http_sf
 import httpx
@@ -23,6 +22,7 @@ from starlette.routing import Route
 import winlimit.asyncio
 from winlimit.asgi import RateLimit, RateLimitMiddleware
 
+from kit.ready import READY_TIMEOUT, wait_until
 from kit.server import free_port
 
 W = 60_000
@@ -36,12 +36,10 @@ def serve(app, host="127.0.0.1"):
     server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="critical", lifespan="off"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.01)
+    wait_until(lambda: server.started or not thread.is_alive(), what="uvicorn to start")
+    assert server.started, "uvicorn stopped before it started"
     try:
-        with httpx.Client(base_url=f"http://{url_host(host)}:{port}", timeout=10) as http:
+        with httpx.Client(base_url=f"http://{url_host(host)}:{port}", timeout=READY_TIMEOUT) as http:
             yield http
     finally:
         server.should_exit = True

@@ -35,6 +35,8 @@ from proxy import CountingProxy
 from winlimit import asgi, wsgi
 from winlimit.metrics import Metrics
 
+from kit.ready import READY_TIMEOUT
+
 LIMIT = 3
 BLOCK_MS = 600_000
 OPENED = "winlimit: Redis failed 3 times in a row ("
@@ -80,7 +82,7 @@ def serve_threaded(app):
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:
-        with httpx.Client(base_url=f"http://127.0.0.1:{server.server_port}", timeout=30,
+        with httpx.Client(base_url=f"http://127.0.0.1:{server.server_port}", timeout=READY_TIMEOUT,
                           limits=httpx.Limits(max_connections=100)) as http:
             yield http
     finally:

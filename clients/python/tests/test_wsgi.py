@@ -22,6 +22,8 @@ from redis.retry import Retry
 import winlimit
 from winlimit.wsgi import RateLimitMiddleware, remote_address
 
+from kit.ready import READY_TIMEOUT
+
 W = 60_000
 
 
@@ -44,7 +46,7 @@ def serve(app, host="127.0.0.1"):
     thread.start()
     try:
         url_host = f"[{host}]" if ":" in host else host
-        with httpx.Client(base_url=f"http://{url_host}:{server.server_port}", timeout=10) as http:
+        with httpx.Client(base_url=f"http://{url_host}:{server.server_port}", timeout=READY_TIMEOUT) as http:
             yield http
     finally:
         server.shutdown()

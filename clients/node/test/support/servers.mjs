@@ -13,6 +13,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createClient } from "redis";
+import { READY_TIMEOUT_MS } from "./ready.mjs";
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "..");
 export const SERVER_BIN = process.env.WINLIMIT_SERVER_BIN || "redis-server";
@@ -23,7 +24,6 @@ export const BACKEND = process.env.WINLIMIT_CLIENT_BACKEND || "module";
 if (!["module", "functions", "scripts"].includes(BACKEND)) throw new Error(`WINLIMIT_CLIENT_BACKEND=${BACKEND}: expected module, functions or scripts`);
 export const MODULE = BACKEND === "module";
 export const CLI_BIN = process.env.WINLIMIT_CLI_BIN || "redis-cli";
-const START_TIMEOUT_MS = 10_000;
 const STOP_TIMEOUT_MS = 10_000;
 
 const running = new Set();
@@ -116,7 +116,7 @@ export class RedisServer {
     this.port = port;
     this.exited = new Promise((resolve) => this.proc.once("exit", resolve));
     running.add(this);
-    const deadline = Date.now() + START_TIMEOUT_MS;
+    const deadline = Date.now() + READY_TIMEOUT_MS;
     for (;;) {
       if (this.proc.exitCode !== null || this.proc.signalCode !== null) {
         running.delete(this);
@@ -133,7 +133,7 @@ export class RedisServer {
       }
       if (Date.now() > deadline) {
         await this.stop();
-        throw new Error(`${SERVER_BIN} did not answer within ${START_TIMEOUT_MS} ms:\n${this.log()}`);
+        throw new Error(`${SERVER_BIN} did not answer within ${READY_TIMEOUT_MS} ms:\n${this.log()}`);
       }
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
@@ -197,7 +197,7 @@ export class Cluster {
 
   /** Until every node says cluster_state:ok and all agree on who serves every slot. */
   async #waitReady() {
-    const deadline = Date.now() + 30_000;
+    const deadline = Date.now() + READY_TIMEOUT_MS;
     for (;;) {
       const infos = await Promise.all(this.admins.map((a) => a.sendCommand(["CLUSTER", "INFO"])));
       const views = await Promise.all(this.admins.map((a) => a.sendCommand(["CLUSTER", "SLOTS"])));

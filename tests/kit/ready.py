@@ -1,0 +1,25 @@
+"""The one readiness deadline of the Python test trees (tests/ and clients/python/tests).
+
+A wait for a server, a replica, a cluster, a failover or an application to become ready is
+not a claim about speed: on a loaded 2-core CI machine (16 suites, four at a time) a replica's
+first sync has taken just over 10 s. Every such wait polls until READY_TIMEOUT; what a test
+asserts about a decision, a count or a time stays exact.
+"""
+
+import time
+
+READY_TIMEOUT = 60.0
+
+
+def wait_until(predicate, timeout=READY_TIMEOUT, what="condition"):
+    """Poll predicate() until it returns something truthy; raise after the deadline. The
+    predicate is tried once more at the deadline, so a slow last poll never fails a wait
+    whose condition did come true."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+        time.sleep(0.01)
