@@ -133,3 +133,16 @@ def test_two_stacked_middlewares_show_the_least_remaining_under_draft_7(framewor
               (lambda lim, key: lim.slide(key, 1000, 5, name="per-second"), {"prefix": "second:", "headers": "draft-7"})]
     [(_, response, _)] = requests(framework, server.port, layers, 1)
     assert rate_limit_fields(response) == {"RateLimit-Policy": "5;w=1", "RateLimit": "limit=5, remaining=4, reset=1"}
+
+
+def test_a_rejection_by_the_second_stacked_fastapi_dependency_carries_both_policies(server, r):
+    # The first dependency accepted the request and its fields are decided; the second rejects.
+    layers = [(lambda lim, key: lim.fixed(key, W, 100, name="per-minute"), {"prefix": "minute:"}),
+              (lambda lim, key: lim.fixed(key, W, 1, name="burst"), {"prefix": "burst:"})]
+    _, (_, rejected, _) = requests("fastapi", server.port, layers, 2)
+    assert rejected.status_code == 429
+    assert rate_limit_fields(rejected) == {
+        "RateLimit-Policy": '"per-minute";q=100;w=60, "burst";q=1;w=60',
+        "RateLimit": '"per-minute";r=98;t=60, "burst";r=0;t=60',
+        "Retry-After": "60",
+    }

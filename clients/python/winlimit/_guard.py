@@ -12,7 +12,7 @@ from typing import Any, Callable, List, Optional, Tuple, cast
 
 import redis
 
-from . import _protect
+from . import _protect, memory
 from ._decision import Decision
 from ._keys import address_key
 from ._options import MiddlewareOptions
@@ -25,6 +25,20 @@ Outcome = Tuple[Verdict, Optional[Decision], Any]
 failed) and the limiter the check was given (a `Recorder` when its units may be refunded)."""
 
 UNLIMITED: Outcome = (Verdict(200), None, None)
+
+
+def _limiter_for(limiter: Any, options: MiddlewareOptions) -> Any:
+    """The limiter a middleware calls. A Redis limiter's twin with the middleware's timeout
+    and fallback, sharing its breakers; an in-process `winlimit.memory.Limiter` as it is: it
+    never fails, so it has no breaker, timeout or fallback (one given is refused)."""
+    if isinstance(limiter, memory.Limiter):
+        if options.fallback is not None:
+            raise ValueError("fallback= is for a Redis limiter: a winlimit.memory.Limiter decides in this "
+                             "process and never fails, so it needs none")
+        return limiter
+    fallback = options.fallback if options.fallback is not None else limiter.fallback
+    _protect.watch(limiter.breakers, options.metrics)
+    return _protect.twin(limiter, options.timeout, fallback)
 
 
 def takes_request(check: Callable[..., Any]) -> bool:
@@ -48,9 +62,7 @@ class Guard:
                  remote_address: Callable[[Any], Optional[str]], shadow_log: Optional[ShadowLog] = None):
         self.options = options
         self.judge = Judge(options, shadow_log)
-        fallback = options.fallback if options.fallback is not None else limiter.fallback
-        self.limiter = _protect.twin(limiter, options.timeout, fallback)
-        _protect.watch(limiter.breakers, options.metrics)
+        self.limiter = _limiter_for(limiter, options)
         self.counting = options.counting()
         self.with_request = takes_request(options.check)
         key_func = options.key_func

@@ -33,6 +33,7 @@ from ._keys import ip_key
 from ._options import MiddlewareOptions, options_of
 from ._styles import FIELDS, combined, merged
 from ._verdict import Verdict
+from . import memory
 from .asyncio import Limiter
 
 __all__ = ["Check", "KeyFunc", "MiddlewareOptions", "OnReject", "RateLimit", "RateLimitMiddleware", "Rejected",
@@ -64,7 +65,12 @@ def _peer(request: Request) -> Optional[str]:
     return request.client.host if request.client else None
 
 
-def _guard(limiter: Limiter, check: Optional[Check], options: Optional[MiddlewareOptions],
+_AnyLimiter = Union[Limiter, memory.Limiter]
+"""What a middleware or dependency calls: a `winlimit.asyncio.Limiter`, or an in-process
+`winlimit.memory.Limiter` (for development and single-process apps)."""
+
+
+def _guard(limiter: _AnyLimiter, check: Optional[Check], options: Optional[MiddlewareOptions],
            given: Dict[str, Any]) -> Guard:
     return Guard(limiter, options_of(check, options, given), _peer, remote_address)
 
@@ -90,7 +96,8 @@ class RateLimitMiddleware:
 
     The options come as keyword arguments, or as one `MiddlewareOptions` (`options=`; a
     keyword given beside it wins). limiter: a `winlimit.asyncio.Limiter` (its circuit breaker
-    is shared by every middleware and call using it); check: `check(limiter, key)`, the call
+    is shared by every middleware and call using it), or a `winlimit.memory.Limiter` deciding
+    in this process (no Redis, so no timeout, breaker or fallback: `fallback=` is refused); check: `check(limiter, key)`, the call
     that decides;
     key_func: the request's key (default: the client's address, an IPv6 one as its network of
     `ipv6_subnet` bits, 64 by default, 128 for the whole address; None: not limited);
@@ -116,7 +123,7 @@ class RateLimitMiddleware:
     of the check asks BLOCK ms unless it gives its own `block_ms`.
     """
 
-    def __init__(self, app: ASGIApp, limiter: Limiter, check: Optional[Check] = None, *,
+    def __init__(self, app: ASGIApp, limiter: _AnyLimiter, check: Optional[Check] = None, *,
                  options: Optional[MiddlewareOptions] = None, **kwargs: Any):
         self.app = app
         self.guard = _guard(limiter, check, options, kwargs)
@@ -182,7 +189,7 @@ class RateLimit:
     response is sent; with the default scope, just after.
     """
 
-    def __init__(self, limiter: Limiter, check: Optional[Check] = None, *,
+    def __init__(self, limiter: _AnyLimiter, check: Optional[Check] = None, *,
                  options: Optional[MiddlewareOptions] = None, **kwargs: Any):
         self.guard = _guard(limiter, check, options, kwargs)
 
@@ -197,14 +204,17 @@ class RateLimit:
         verdict, decision, _ = outcome
         if verdict.status == 503:
             raise HTTPException(503, "rate limiter unavailable")
+        # The fields of the route's earlier dependencies, already decided for this request: a
+        # rejection carries them too, as an accepted answer does.
+        on = {name: response.headers[name] for name in FIELDS if name in response.headers}
+        verdict = Verdict(verdict.status, merged(on, verdict.headers, self.guard.judge.style))
         if verdict.status == 429 and self.guard.options.on_reject is not None:
             raise Rejected(await rejection(self.guard, request, verdict, decision), verdict.headers)
         if verdict.status == 429:
             raise HTTPException(429, "Too Many Requests", headers=verdict.headers)
-        on = {name: response.headers[name] for name in FIELDS if name in response.headers}
         for name in on:
             del response.headers[name]
-        response.headers.update(merged(on, verdict.headers, self.guard.judge.style))
+        response.headers.update(verdict.headers)
         try:
             yield decision
         except Exception as e:

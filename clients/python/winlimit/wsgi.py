@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple, Union, cast
 
-from . import Limiter
+from . import Limiter, memory
 from ._decision import Decision
 from ._guard import Guard
 from ._keys import ip_key
@@ -67,9 +67,11 @@ class RateLimitMiddleware:
     `block_ms=` too: a request that does not count is refunded when the app calls
     start_response, before the response leaves; an app that raises before that is a
     failure. `timeout` bounds each Redis call by running it on a pool thread (a sync call
-    cannot be interrupted: the thread waits on, up to the client's socket_timeout)."""
+    cannot be interrupted: the thread waits on, up to the client's socket_timeout). `limiter`
+    is a `winlimit.Limiter`, or a `winlimit.memory.Limiter` deciding in this process (no
+    Redis, so no timeout, breaker or fallback: `fallback=` is refused)."""
 
-    def __init__(self, app: WSGIApp, limiter: Limiter, check: Optional[Check] = None, *,
+    def __init__(self, app: WSGIApp, limiter: Union[Limiter, memory.Limiter], check: Optional[Check] = None, *,
                  options: Optional[MiddlewareOptions] = None, **kwargs: Any):
         self.app = app
         self.guard = Guard(limiter, options_of(check, options, kwargs), _peer, remote_address)
