@@ -7,7 +7,7 @@ import type { ServerResponse } from "node:http";
 import type { Decision } from "./decision";
 import { BreakerOpen, RedisCallError } from "./errors";
 import type { Limiter } from "./limiter";
-import type { MemoryLimiter } from "./memory";
+import { MemoryLimiter } from "./memory";
 import { decided, MetricsSink } from "./counting";
 import { addressKey, DEFAULT_IPV6_SUBNET } from "./keys";
 import { Count, Counting, IsFailure } from "./refund";
@@ -38,8 +38,9 @@ export type Handler<Req, Res> = (request: Req, response: Res, decision: Decision
 /** The options of both middleware; `Res` is the framework's response (Express's `res`,
  * Fastify's `reply`). */
 export interface RateLimitOptions<Req, Res = unknown> {
-  /** The limiter to call. */
-  limiter: Limiter;
+  /** The limiter to call: a Redis `Limiter`, or a `MemoryLimiter` deciding in this process
+   * (development and single-process apps; it never fails, so it takes no `fallback`). */
+  limiter: Limiter | MemoryLimiter;
   /** The call that decides: any method of the limiter, with any options. */
   check: Check<Req>;
   /** Whose limit a request counts against (default: the client's IP address, an IPv6 one as
@@ -125,6 +126,9 @@ export class Guard<Req, Res = unknown> {
   shadowRejections = 0;
   /** Redis failed and the fallback decides, until Redis answers again. */
   private redisDown = false;
+  /** The limiter the check is given. A MemoryLimiter has the Limiter's methods, which is all a
+   * check calls; it has no breaker (the guard reads `breaker?.`) and never fails. */
+  private readonly limiter: Limiter;
 
   constructor(
     options: RateLimitOptions<Req, Res>,
@@ -134,12 +138,16 @@ export class Guard<Req, Res = unknown> {
     if (options === null || typeof options !== "object") throw new TypeError("rate limit options are required");
     if (options.limiter === undefined) throw new TypeError("the `limiter` option is required");
     if (typeof options.check !== "function") throw new TypeError("the `check` option must be a function");
+    if (options.limiter instanceof MemoryLimiter && options.fallback !== undefined) {
+      throw new TypeError("the `fallback` option is for a Redis limiter: a MemoryLimiter decides in this process and never fails, so it needs none");
+    }
     if (options.handler !== undefined && typeof options.handler !== "function") throw new TypeError("the `handler` option must be a function");
     const timeoutMs = options.timeoutMs === undefined ? DEFAULT_TIMEOUT_MS : options.timeoutMs;
     if (timeoutMs !== null && (typeof timeoutMs !== "number" || !(timeoutMs > 0) || !Number.isFinite(timeoutMs))) {
       throw new RangeError(`timeoutMs must be a positive number, not ${String(timeoutMs)}`);
     }
     this.options = options;
+    this.limiter = options.limiter as Limiter;
     const byAddress = addressKey(remoteAddress, options.ipv6Subnet ?? DEFAULT_IPV6_SUBNET);
     this.key = options.key ?? byAddress;
     this.prefix = options.prefix ?? DEFAULT_PREFIX;
@@ -168,7 +176,7 @@ export class Guard<Req, Res = unknown> {
     const fullKey = this.prefix + key;
     let decision: Decision;
     const started = performance.now();
-    let limiter = this.counting.recorder(this.options.limiter);
+    let limiter = this.counting.recorder(this.limiter);
     try {
       decision = await this.withinTime(this.options.check(limiter, fullKey, request));
     } catch (error) {
@@ -182,7 +190,7 @@ export class Guard<Req, Res = unknown> {
       const asked = performance.now();
       return this.judged(fullKey, await this.options.check(limiter, fullKey, request), asked, limiter);
     }
-    if (this.redisDown && this.options.limiter.breaker?.enabled !== true) {
+    if (this.redisDown && this.limiter.breaker?.enabled !== true) {
       this.redisDown = false;
       this.logger("winlimit: Redis answers again: deciding by Redis", "info");
     }
@@ -193,7 +201,7 @@ export class Guard<Req, Res = unknown> {
    * request would flood). */
   private redisFailed(error: RedisCallError | CheckTimedOut): void {
     // The limiter's breaker warns once per outage itself (and says when Redis is back).
-    if (this.redisDown || this.options.limiter.breaker?.enabled === true) return;
+    if (this.redisDown || this.limiter.breaker?.enabled === true) return;
     this.redisDown = true;
     const cause = error.cause instanceof Error ? error.cause : error;
     this.logger(
@@ -204,7 +212,7 @@ export class Guard<Req, Res = unknown> {
   }
 
   /** The outcome of a decision: its fields, and a 429 when rejected, unless in shadow mode. */
-  judged(key: string, decision: Decision, startedMs?: number, limiter: Limiter = this.options.limiter): Outcome {
+  judged(key: string, decision: Decision, startedMs?: number, limiter: Limiter = this.limiter): Outcome {
     const shadowed = this.options.shadow === true && !decision.allowed;
     decided(this.options.metrics, decision, startedMs, shadowed);
     const headers = fields(decision, this.style);
@@ -219,7 +227,7 @@ export class Guard<Req, Res = unknown> {
   /** The outcome when Redis failed or gave no answer in time: 503, or through when failing
    * open. One line, no stack: an outage would print one per request. */
   failed(key: string, error: RedisCallError | CheckTimedOut): Outcome {
-    this.options.metrics?.failed(this.options.limiter.name);
+    this.options.metrics?.failed(this.limiter.name);
     const failOpen = this.options.failOpen === true;
     // The breaker said so when it opened: one line per request would flood.
     if (error instanceof BreakerOpen) return { kind: failOpen ? "unlimited" : "unavailable" };
