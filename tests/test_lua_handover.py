@@ -14,6 +14,7 @@ from kit import editions
 from kit.bucket_layout import bucket_log
 from kit.lua_library import Library
 from kit.keyspace import pexpiretime
+from kit.ready import within_one_ms
 from kit.server import IS_VALKEY, REDIS_60, REDIS_62, module_path
 
 pytestmark = editions.module_only("it loads the module and the library itself, on one server: one run, in the module edition")
@@ -129,29 +130,33 @@ def test_a_gcra_state_written_with_another_limit_reads_alike(server):
     r = server.client
     library = Library(r, scripts=REDIS_62)
     r.execute_command("MODULE", "LOAD", module_path())
-    checked = 0
     for writer_limit, reader_limit in [(7, 3), (3, 7), (999_983, 10**6), (10**6, 7), (7, 999_983)]:
         for writer in ("module", "library"):
-            writer_args = (30 * 86_400, writer_limit, "BURST", 10)
-            # A state under 10^6 a period lives a few ms: each try writes it to both keys,
-            # three times each, and reads it back, all within one ms of the server's clock.
-            for _ in range(200):  # a loaded machine may stretch many tries past a ms
-                r.delete("m", "l")
-                pipe = r.pipeline(transaction=False)
-                pipe.time()
-                for key in ("m", "l"):
-                    for _ in range(3):
-                        pipe.execute_command(*(("WINLIMIT.GCRA", key, *writer_args) if writer == "module"
-                                               else library.args("winlimit.gcra", key, *writer_args)))
-                pipe.execute_command("WINLIMIT.GCRA", "m", 86_400, reader_limit, "BURST", 10)
-                pipe.execute_command(*library.args("winlimit.gcra", "l", 86_400, reader_limit, "BURST", 10))
-                pipe.get("m").get("l").time()
-                t0, *_, module_reply, library_reply, m_value, l_value, t1 = pipe.execute()
-                if t0[0] * 1000 + t0[1] // 1000 == t1[0] * 1000 + t1[1] // 1000:
-                    assert (module_reply, m_value) == (library_reply, l_value), (writer_limit, reader_limit)
-                    checked += 1
-                    break
-    assert checked == 10
+            module_read, library_read = within_one_ms(
+                f"{writer} writes at {writer_limit}, both read at {reader_limit}",
+                gcra_handover, r, library, writer, writer_limit, reader_limit)
+            assert module_read == library_read, (writer, writer_limit, reader_limit)
+
+
+def gcra_handover(r, library, writer, writer_limit, reader_limit):
+    """A GCRA state written by `writer` at `writer_limit` to both keys, three times each (a
+    state under 10^6 a period lives a few ms), then read by each edition at `reader_limit`:
+    (the module's reply and state, the library's), or None when the try straddled a ms."""
+    writer_args = (30 * 86_400, writer_limit, "BURST", 10)
+    r.delete("m", "l")
+    pipe = r.pipeline(transaction=False)
+    pipe.time()
+    for key in ("m", "l"):
+        for _ in range(3):
+            pipe.execute_command(*(("WINLIMIT.GCRA", key, *writer_args) if writer == "module"
+                                   else library.args("winlimit.gcra", key, *writer_args)))
+    pipe.execute_command("WINLIMIT.GCRA", "m", 86_400, reader_limit, "BURST", 10)
+    pipe.execute_command(*library.args("winlimit.gcra", "l", 86_400, reader_limit, "BURST", 10))
+    pipe.get("m").get("l").time()
+    t0, *_, module_reply, library_reply, m_value, l_value, t1 = pipe.execute()
+    if ms_of(t0) != ms_of(t1):
+        return None
+    return (module_reply, m_value), (library_reply, l_value)
 
 
 # REFUND and BLOCK across the editions: a limit of 3 in an hour, per algorithm.
@@ -178,28 +183,32 @@ def twins(r, library, source, command, *args):
     between runs, so within one ms both editions must answer and store alike."""
     # A loaded machine may stretch many tries past a ms, Redis 6.0's most (its copies are five
     # round trips inside the ms).
-    for _ in range(1000 if REDIS_60 else 200):
-        r.delete("m", "l")
-        started = r.time()
-        pipe = r.pipeline(transaction=False)
-        if REDIS_60:  # no COPY: DUMP and RESTORE, which a key expiring meanwhile may miss
-            at, value = pexpiretime(r, source), r.dump(source)
-            for key in ("m", "l"):
-                if value is not None and at != -2:
-                    r.restore(key, max(at, 0), value, absttl=at > 0)
-        else:
-            pipe.copy(source, "m").copy(source, "l")
-        pipe.execute_command(command, "m", *args)
-        pipe.execute_command(*library.args(command, "l", *args))
-        pipe.dump("m").dump("l")
+    return within_one_ms(f"{command} on {source}", twins_once, r, library, source, command, *args)
+
+
+def twins_once(r, library, source, command, *args):
+    """One try of `twins`: None when it straddled a ms."""
+    r.delete("m", "l")
+    started = r.time()
+    pipe = r.pipeline(transaction=False)
+    if REDIS_60:  # no COPY: DUMP and RESTORE, which a key expiring meanwhile may miss
+        at, value = pexpiretime(r, source), r.dump(source)
         for key in ("m", "l"):
-            pipe.pttl(key) if REDIS_62 else pipe.execute_command("PEXPIRETIME", key)
-        pipe.time()
-        results = pipe.execute(raise_on_error=False)
-        module_reply, library_reply, m_dump, l_dump, m_exp, l_exp, ended = results[-7:]
-        if ms_of(started) == ms_of(ended):
-            return (module_reply, m_dump, m_exp), (library_reply, l_dump, l_exp)
-    raise AssertionError("no two calls ran within one ms in every try")
+            if value is not None and at != -2:
+                r.restore(key, max(at, 0), value, absttl=at > 0)
+    else:
+        pipe.copy(source, "m").copy(source, "l")
+    pipe.execute_command(command, "m", *args)
+    pipe.execute_command(*library.args(command, "l", *args))
+    pipe.dump("m").dump("l")
+    for key in ("m", "l"):
+        pipe.pttl(key) if REDIS_62 else pipe.execute_command("PEXPIRETIME", key)
+    pipe.time()
+    results = pipe.execute(raise_on_error=False)
+    module_reply, library_reply, m_dump, l_dump, m_exp, l_exp, ended = results[-7:]
+    if ms_of(started) == ms_of(ended):
+        return (module_reply, m_dump, m_exp), (library_reply, l_dump, l_exp)
+    return None
 
 
 @pytest.fixture
