@@ -88,6 +88,8 @@ def test_replica_without_module_and_aof_replay_end_identical(start_server):
     for t in threads:
         t.start()
     time.sleep(LOAD_SECONDS)
+    # A soak of fewer than a thousand calls proves little; a loaded machine needs longer for them.
+    wait_until(lambda: counts["calls"] > 1000 or counts["errors"], what="a thousand calls of load")
     stop.set()
     for t in threads:
         t.join(10)

@@ -17,13 +17,16 @@ from kit.support import wait_until
 
 # Ten times the benchmark's 10 ms target: a stall, not a slow machine.
 BOUND_US = 100_000
+RUNS = 20
 
 
 @pytest.fixture
 def timed(r):
     """Runs a call and returns its reply and its server-side duration in µs. Durations are
-    the call's own cost; a busy machine only adds to them, so each measurement is the least
-    of three runs of the same call on the same prepared state (a DUMP restored before each)."""
+    the call's own cost; a busy machine only adds to them (a run on a machine loaded 10 times
+    over its cores took 145 ms, its least of three), so each measurement is the least of up
+    to RUNS runs of the same call on the same prepared state (a DUMP restored before each),
+    ended by the first under BOUND_US: a real stall crosses it every time."""
     r.config_set("slowlog-log-slower-than", 0)
     r.config_set("slowlog-max-len", 1024)
 
@@ -31,7 +34,9 @@ def timed(r):
         key = command[1]
         saved, ttl = r.dump(key), r.pttl(key)
         best = None
-        for _ in range(3):
+        for _ in range(RUNS):
+            if best is not None and best < BOUND_US:
+                break
             r.delete(key)
             if saved is not None:
                 r.restore(key, max(ttl, 0), saved)
