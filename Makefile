@@ -12,7 +12,7 @@ LIBRARY_ITESTS := $(addprefix itest-functions-,$(FUNCTION_SERVERS)) $(addprefix 
 # The released module (make dist): linked against glibc 2.17, no debug info.
 RELEASE_SO := $(CURDIR)/target/x86_64-unknown-linux-gnu/dist/libwinlimit.so
 
-.PHONY: all build lua deps servers release-so test unit itest itest-all itest-clients $(addprefix itest-,$(SERVERS)) itest-valkey itest-library $(LIBRARY_ITESTS) itest-client itest-limits lua-clients itest-node itest-go bench-go node-deps itest-java java-deps dist itest-dist lint docs run bench bench-many-keys bench-breaker bench-instr bench-node-breaker fuzz clean ci-cold
+.PHONY: all build lua deps servers release-so test unit itest itest-all itest-clients $(addprefix itest-,$(SERVERS)) itest-valkey itest-library $(LIBRARY_ITESTS) itest-client itest-limits lua-clients itest-node itest-go bench-go node-deps itest-java java-deps dist itest-dist lint docs docs-site run bench bench-many-keys bench-breaker bench-instr bench-node-breaker fuzz clean ci-cold
 
 all: build
 
@@ -141,6 +141,7 @@ lua-clients:
 # client, ruff (ruff.toml) over the Python client, the tests, scripts/ and bench/, luacheck on
 # the Lua library (.luacheckrc) and its locals' bounds (scripts/lua-locals.py), and on the
 # Node client tsc --noEmit and eslint (typescript-eslint; its config is
+# Then the documentation site (make docs-site).
 # clients/node/eslint.config.mjs). rustup adds rustfmt and clippy when missing.
 lint: deps lua-clients node-deps
 	@command -v rustup >/dev/null 2>&1 && rustup component add rustfmt clippy >/dev/null 2>&1 || true
@@ -151,6 +152,7 @@ lint: deps lua-clients node-deps
 	luacheck lua/winlimit.lua
 	python3 scripts/lua-locals.py
 	cd clients/node && npm run --silent lint
+	$(MAKE) --no-print-directory docs-site
 
 # dist/: the release tarball, the Debian package, the client's wheel and sdist, SHA256SUMS.
 dist: deps
@@ -222,6 +224,12 @@ java-deps:
 # docs/algorithms.png, drawn from real calls.
 docs: deps build
 	PYTHONPATH=tests $(PY) docs/make_algorithms_png.py
+
+# The documentation site (mkdocs.yml, docs/) into site/: --strict, so a broken link, a missing
+# included file or a page left out of the navigation fails. The command reference is rendered
+# from clients/spec/command_table.json on every build (scripts/mkdocs_hooks.py).
+docs-site: deps
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict --quiet
 
 run: deps build
 	redis-server redis.conf.example
