@@ -141,8 +141,8 @@ lua-clients:
 # client, ruff (ruff.toml) over the Python client, the tests, scripts/ and bench/, luacheck on
 # the Lua library (.luacheckrc) and its locals' bounds (scripts/lua-locals.py), and on the
 # Node client tsc --noEmit and eslint (typescript-eslint; its config is
-# Then the documentation site (make docs-site).
-# clients/node/eslint.config.mjs). rustup adds rustfmt and clippy when missing.
+# clients/node/eslint.config.mjs), then the documentation site (make docs-site: --strict).
+# rustup adds rustfmt and clippy when missing.
 lint: deps lua-clients node-deps
 	@command -v rustup >/dev/null 2>&1 && rustup component add rustfmt clippy >/dev/null 2>&1 || true
 	cargo fmt --check
