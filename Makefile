@@ -12,7 +12,7 @@ LIBRARY_ITESTS := $(addprefix itest-functions-,$(FUNCTION_SERVERS)) $(addprefix 
 # The released module (make dist): linked against glibc 2.17, no debug info.
 RELEASE_SO := $(CURDIR)/target/x86_64-unknown-linux-gnu/dist/libwinlimit.so
 
-.PHONY: all build lua deps servers release-so test unit itest itest-all itest-clients $(addprefix itest-,$(SERVERS)) itest-valkey itest-library $(LIBRARY_ITESTS) itest-client itest-limits lua-clients itest-node itest-go bench-go node-deps itest-java java-deps dist itest-dist lint docs docs-site run bench bench-many-keys bench-breaker bench-instr bench-node-breaker fuzz clean ci-cold
+.PHONY: all build lua deps servers release-so test unit itest itest-all itest-clients $(addprefix itest-,$(SERVERS)) itest-valkey itest-library $(LIBRARY_ITESTS) itest-client itest-limits lua-clients itest-node itest-go bench-go node-deps itest-java java-deps dist itest-dist lint docs docs-site examples-test examples-deps run bench bench-many-keys bench-breaker bench-instr bench-node-breaker fuzz clean ci-cold
 
 all: build
 
@@ -31,7 +31,7 @@ servers: deps
 
 # The integration suite runs on the released .so (what operators load), on every server.
 test: export WINLIMIT_MODULE := $(RELEASE_SO)
-test: deps servers unit dist itest-all itest-dist itest-clients
+test: deps servers unit dist itest-all itest-dist itest-clients examples-test
 
 # The clients' suites side by side (each mostly waits on its servers, HTTP round trips and,
 # for limits' own tests, their sleeps).
@@ -148,7 +148,7 @@ lint: deps lua-clients node-deps
 	cargo fmt --check
 	cargo clippy --all-targets -- -D warnings -D clippy::undocumented_unsafe_blocks
 	$(PY) -m mypy --strict clients/python/winlimit
-	$(PY) -m ruff check clients/python tests scripts bench
+	$(PY) -m ruff check clients/python tests scripts bench examples
 	luacheck lua/winlimit.lua
 	python3 scripts/lua-locals.py
 	cd clients/node && npm run --silent lint
@@ -192,6 +192,23 @@ node-deps:
 	@cd clients/node && want=$$(sha256sum package-lock.json | cut -d' ' -f1) && \
 		if [ "$$(cat node_modules/.lock.sha256 2>/dev/null)" != "$$want" ]; then \
 			echo "npm ci (clients/node)" && npm ci --no-audit --no-fund --loglevel=error && echo "$$want" > node_modules/.lock.sha256; \
+		fi
+
+# The example applications (examples/): each started with its README's one command against a
+# real Redis 7.0 with the module and against one without it (the client loads the Functions
+# library), driven through the seeds' 3 SMS per hour per user by a real HTTP client (~45 s).
+examples-test: export WINLIMIT_MODULE ?= $(RELEASE_SO)
+examples-test: examples-deps lua-clients | release-so
+	scripts/fetch-servers.sh redis-7.0
+	cd clients/node && npm run --silent build
+	WINLIMIT_SERVER_BIN=$(CURDIR)/.cache/redis-7.0/bin/server $(PY) -m pytest -q examples/tests
+
+# The Node examples' pinned dependencies (examples/package-lock.json; winlimit links to
+# clients/node): npm ci, again only when the lock changed.
+examples-deps: deps node-deps
+	@cd examples && want=$$(sha256sum package-lock.json | cut -d' ' -f1) && \
+		if [ "$$(cat node_modules/.lock.sha256 2>/dev/null)" != "$$want" ]; then \
+			echo "npm ci (examples)" && npm ci --no-audit --no-fund --loglevel=error && echo "$$want" > node_modules/.lock.sha256; \
 		fi
 
 # The Node limiter's added latency while Redis hangs or is gone, the circuit breaker open
