@@ -244,9 +244,12 @@ docs: deps build
 
 # The documentation site (mkdocs.yml, docs/) into site/: --strict, so a broken link, a missing
 # included file or a page left out of the navigation fails. The command reference is rendered
-# from clients/spec/command_table.json on every build (scripts/mkdocs_hooks.py).
+# from clients/spec/command_table.json on every build (scripts/mkdocs_hooks.py). First the
+# snippet check: a code block of the site or a README that nothing runs fails it
+# (scripts/check_snippets.py; the sessions are replayed by tests/test_docs_sessions.py).
 docs-site: deps
-	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict --quiet
+	$(PY) scripts/check_snippets.py
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict
 
 run: deps build
 	redis-server redis.conf.example

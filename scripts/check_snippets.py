@@ -13,7 +13,7 @@ Blocks that change the machine they run on (installing the module or a package) 
 replayed by a test, and a few are checked by a test of their own (the source tree): NOT_REPLAYABLE
 names each, with what runs or checks the same instead; an entry that matches no block fails.
 
-Run: python3 scripts/check_snippets.py
+Run: python3 scripts/check_snippets.py [-v: list the blocks of SCOPED_OUT and PENDING too]
 """
 
 import pathlib
@@ -31,6 +31,14 @@ PAGES = ["README.md", "docs/**/*.md", "clients/*/README.md", "examples/README.md
 SCOPED_OUT = {
     "clients/java/README.md": "rewritten on the Java branch in parallel; converted after the merge",
     "clients/go/README.md": "rewritten on the Go branch in parallel; converted after the merge",
+}
+
+# Moved here from the Python and Node READMEs with issue 47 and not yet converted: their blocks
+# are reported, by count and line, but do not fail the check. Each page leaves this list when its
+# last block runs; a block added to one fails like anywhere else once the page has left.
+PENDING = {
+    "docs/guides/python.md": "the Python client's full guide, moved from clients/python/README.md; its blocks await conversion into examples/",
+    "docs/guides/node.md": "the Node client's full guide, moved from clients/node/README.md; its blocks await conversion into examples/",
 }
 
 # Where run code lives: files CI compiles or runs (make examples-test, the test suites, the
@@ -51,6 +59,10 @@ NOT_REPLAYABLE = {
         "a line of redis.conf; packaging/tests/test_deb.py loads the module by it",
     ("docs/getting-started/module.md", "make build       # target/release/libwinlimit.so, for this machine's glibc"):
         "the build itself: make test runs both targets",
+    ("clients/python/README.md", "pip install winlimit            # depends on redis-py alone"):
+        "installs from PyPI; packaging/tests/test_wheel.py installs the wheel and the sdist into fresh virtualenvs",
+    ("clients/node/README.md", "npm install winlimit"):
+        "installs from npm; clients/node/test/package.test.mjs installs the package as npm packs it",
     ("docs/development.md", "src/"):
         "the source tree, not code: src/layout.rs (cargo test) fails when a file under src/ is missing from it or it names one that does not exist",
 }
@@ -172,13 +184,16 @@ def main():
             if problem is None:
                 continue
             entry = f"{page}:{block.line}: {problem}"
-            (reported if page in SCOPED_OUT else failures).append(entry)
+            (reported if page in SCOPED_OUT or page in PENDING else failures).append(entry)
     stale = [f"NOT_REPLAYABLE names no block: {page}: {first!r}" for page, first in NOT_REPLAYABLE if (page, first) not in used]
-    for page, reason in SCOPED_OUT.items():
+    for page, reason in {**SCOPED_OUT, **PENDING}.items():
         count = sum(1 for entry in reported if entry.startswith(page + ":"))
         print(f"check_snippets: {page}: {count} unchecked blocks, not failing ({reason})")
     for entry in failures + stale:
         print(f"check_snippets: {entry}", file=sys.stderr)
+    if "-v" in sys.argv[1:]:
+        for entry in reported:
+            print(f"check_snippets: not failing: {entry}")
     if failures or stale:
         print(f"check_snippets: {len(failures) + len(stale)} code blocks nothing runs", file=sys.stderr)
         return 1
