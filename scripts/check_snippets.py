@@ -7,6 +7,8 @@ READMEs is run by CI, or this check lists it and fails (make lint). A block is r
 - a Go `Example` function: the same `<!-- snippet: -->` form naming a Go test file;
 - a `console` session of `$ redis-cli ...` lines and their printed output, which
   tests/test_docs_sessions.py replays against a real server and compares;
+- a `pycon` session (`>>>` lines and what Python prints), which tests/test_docs_sessions.py
+  runs as a doctest;
 - the one command of an example's README, which examples/tests/test_apps.py starts the app with.
 
 Blocks that change the machine they run on (installing the module or a package) cannot be
@@ -159,13 +161,24 @@ def why_unchecked(block, apps):
         if not is_run_path(block.marker):
             return f"its snippet marker names {block.marker}, not a file CI runs"
         return None if stands_in(block.lines, block.marker) else f"differs from {block.marker}"
-    if is_session(block):
+    if is_session(block) or is_python_session(block):
         return None
     if block.page.startswith("examples/") and block.page.split("/")[1] in apps and block.page.count("/") == 2:
         return None
     if (block.page, block.first) in NOT_REPLAYABLE:
         return None
     return "not included from a file CI runs, not an Example, not a replayed session"
+
+
+def is_python_session(block):
+    """A Python interpreter session: run by doctest, each output compared."""
+    return block.info == "pycon" and bool(block.lines) and block.lines[0].startswith(">>> ")
+
+
+def python_sessions():
+    """Every Python session of the checked pages: (page, line, lines)."""
+    return [(b.page, b.line, b.lines) for page in pages() if page not in SCOPED_OUT
+            for b in blocks_of(page) if is_python_session(b)]
 
 
 def sessions():

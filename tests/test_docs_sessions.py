@@ -1,8 +1,10 @@
-"""The redis-cli sessions of the site and the READMEs (```console blocks of `$ redis-cli ...`
-lines, found by scripts/check_snippets.py) print what they show: each session is replayed with
-the real redis-cli against a fresh server (with the module, or without it for the Functions library), and every command's printed output
-is compared line by line."""
+"""The sessions of the site and the READMEs print what they show (found by
+scripts/check_snippets.py): each redis-cli session (```console, `$ redis-cli ...` lines) is
+replayed with the real redis-cli against a fresh server (with the module, or without it for the
+Functions library) and every command's printed output compared line by line; each Python
+session (```pycon) runs as a doctest."""
 
+import doctest
 import os
 import shlex
 import subprocess
@@ -61,3 +63,14 @@ def test_each_session_prints_what_the_page_shows(start_server, page, line, lines
     server = start_server(module=not uses_the_library(lines))
     for argv, expected in steps(lines):
         assert printed(server.port, argv) == expected, f"{page}:{line}: redis-cli {shlex.join(argv)}"
+
+
+PYTHON_SESSIONS = check_snippets.python_sessions()
+
+
+@pytest.mark.parametrize("page, line, lines", PYTHON_SESSIONS, ids=[f"{p}:{n}" for p, n, _ in PYTHON_SESSIONS])
+def test_each_python_session_prints_what_the_page_shows(page, line, lines):
+    test = doctest.DocTestParser().get_doctest("\n".join(lines), {}, f"{page}:{line}", page, line)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    runner.run(test)
+    assert runner.summarize(verbose=False).failed == 0
