@@ -287,4 +287,4 @@ fuzz: deps build
 
 clean:
 	cargo clean
-	rm -rf tests/.tmp bench/.tmp .pytest_cache .mypy_cache .cache dist clients/node/node_modules clients/node/dist clients/node/.tmp
+	rm -rf tests/.tmp bench/.tmp .pytest_cache .mypy_cache .cache dist clients/node/node_modules clients/node/dist clients/node/.tmp site examples/node_modules
