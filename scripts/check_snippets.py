@@ -61,10 +61,10 @@ NOT_REPLAYABLE = {
         "a line of redis.conf; packaging/tests/test_deb.py loads the module by it",
     ("docs/getting-started/module.md", "make build       # target/release/libwinlimit.so, for this machine's glibc"):
         "the build itself: make test runs both targets",
-    ("clients/python/README.md", "pip install winlimit            # depends on redis-py alone"):
-        "installs from PyPI; packaging/tests/test_wheel.py installs the wheel and the sdist into fresh virtualenvs",
-    ("clients/node/README.md", "npm install winlimit"):
-        "installs from npm; clients/node/test/package.test.mjs installs the package as npm packs it",
+    ("clients/python/README.md", "pip install ./clients/python            # the client: depends on redis-py alone"):
+        "installs a package; packaging/tests/test_wheel.py installs the wheel and the sdist into fresh virtualenvs",
+    ("clients/node/README.md", "npm install ./clients/node        # or the tarball `npm pack` makes there"):
+        "installs a package; clients/node/test/package.test.mjs installs the package as npm packs it",
     ("docs/development.md", "src/"):
         "the source tree, not code: src/layout.rs (cargo test) fails when a file under src/ is missing from it or it names one that does not exist",
 }
