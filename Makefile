@@ -12,7 +12,7 @@ LIBRARY_ITESTS := $(addprefix itest-functions-,$(FUNCTION_SERVERS)) $(addprefix 
 # The released module (make dist): linked against glibc 2.17, no debug info.
 RELEASE_SO := $(CURDIR)/target/x86_64-unknown-linux-gnu/dist/libwinlimit.so
 
-.PHONY: all build lua deps servers release-so test unit itest itest-all itest-clients $(addprefix itest-,$(SERVERS)) itest-valkey itest-library $(LIBRARY_ITESTS) itest-client itest-limits lua-clients itest-node itest-go bench-go node-deps itest-java java-deps dist itest-dist lint docs run bench bench-many-keys bench-breaker bench-instr bench-node-breaker fuzz clean ci-cold
+.PHONY: all build lua deps servers release-so test unit itest itest-all itest-clients $(addprefix itest-,$(SERVERS)) itest-valkey itest-library $(LIBRARY_ITESTS) itest-client itest-limits lua-clients itest-node itest-go bench-go node-deps itest-java java-deps dist itest-dist lint docs docs-site examples-test examples-deps run bench bench-many-keys bench-breaker bench-instr bench-node-breaker fuzz clean ci-cold
 
 all: build
 
@@ -31,7 +31,7 @@ servers: deps
 
 # The integration suite runs on the released .so (what operators load), on every server.
 test: export WINLIMIT_MODULE := $(RELEASE_SO)
-test: deps servers unit dist itest-all itest-dist itest-clients
+test: deps servers unit dist itest-all itest-dist itest-clients examples-test
 
 # The clients' suites side by side (each mostly waits on its servers, HTTP round trips and,
 # for limits' own tests, their sleeps).
@@ -141,16 +141,18 @@ lua-clients:
 # client, ruff (ruff.toml) over the Python client, the tests, scripts/ and bench/, luacheck on
 # the Lua library (.luacheckrc) and its locals' bounds (scripts/lua-locals.py), and on the
 # Node client tsc --noEmit and eslint (typescript-eslint; its config is
-# clients/node/eslint.config.mjs). rustup adds rustfmt and clippy when missing.
+# clients/node/eslint.config.mjs), then the documentation site (make docs-site: --strict).
+# rustup adds rustfmt and clippy when missing.
 lint: deps lua-clients node-deps
 	@command -v rustup >/dev/null 2>&1 && rustup component add rustfmt clippy >/dev/null 2>&1 || true
 	cargo fmt --check
 	cargo clippy --all-targets -- -D warnings -D clippy::undocumented_unsafe_blocks
 	$(PY) -m mypy --strict clients/python/winlimit
-	$(PY) -m ruff check clients/python tests scripts bench
+	$(PY) -m ruff check clients/python tests scripts bench examples
 	luacheck lua/winlimit.lua
 	python3 scripts/lua-locals.py
 	cd clients/node && npm run --silent lint
+	$(MAKE) --no-print-directory docs-site
 
 # dist/: the release tarball, the Debian package, the client's wheel and sdist, SHA256SUMS.
 dist: deps
@@ -192,6 +194,23 @@ node-deps:
 			echo "npm ci (clients/node)" && npm ci --no-audit --no-fund --loglevel=error && echo "$$want" > node_modules/.lock.sha256; \
 		fi
 
+# The example applications (examples/): each started with its README's one command against a
+# real Redis 7.0 with the module and against one without it (the client loads the Functions
+# library), driven through the seeds' 3 SMS per hour per user by a real HTTP client (~45 s).
+examples-test: export WINLIMIT_MODULE ?= $(RELEASE_SO)
+examples-test: examples-deps lua-clients | release-so
+	scripts/fetch-servers.sh redis-7.0
+	cd clients/node && npm run --silent build
+	WINLIMIT_SERVER_BIN=$(CURDIR)/.cache/redis-7.0/bin/server $(PY) -m pytest -q examples/tests
+
+# The Node examples' pinned dependencies (examples/package-lock.json; winlimit links to
+# clients/node): npm ci, again only when the lock changed.
+examples-deps: deps node-deps
+	@cd examples && want=$$(sha256sum package-lock.json | cut -d' ' -f1) && \
+		if [ "$$(cat node_modules/.lock.sha256 2>/dev/null)" != "$$want" ]; then \
+			echo "npm ci (examples)" && npm ci --no-audit --no-fund --loglevel=error && echo "$$want" > node_modules/.lock.sha256; \
+		fi
+
 # The Node limiter's added latency while Redis hangs or is gone, the circuit breaker open
 # against off (clients/node/bench/breaker.mjs): bench/results/node-breaker.md (~1 min).
 bench-node-breaker: node-deps | release-so
@@ -222,6 +241,15 @@ java-deps:
 # docs/algorithms.png, drawn from real calls.
 docs: deps build
 	PYTHONPATH=tests $(PY) docs/make_algorithms_png.py
+
+# The documentation site (mkdocs.yml, docs/) into site/: --strict, so a broken link, a missing
+# included file or a page left out of the navigation fails. The command reference is rendered
+# from clients/spec/command_table.json on every build (scripts/mkdocs_hooks.py). First the
+# snippet check: a code block of the site or a README that nothing runs fails it
+# (scripts/check_snippets.py; the sessions are replayed by tests/test_docs_sessions.py).
+docs-site: deps
+	$(PY) scripts/check_snippets.py
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict
 
 run: deps build
 	redis-server redis.conf.example
@@ -259,4 +287,4 @@ fuzz: deps build
 
 clean:
 	cargo clean
-	rm -rf tests/.tmp bench/.tmp .pytest_cache .mypy_cache .cache dist clients/node/node_modules clients/node/dist clients/node/.tmp
+	rm -rf tests/.tmp bench/.tmp .pytest_cache .mypy_cache .cache dist clients/node/node_modules clients/node/dist clients/node/.tmp site examples/node_modules

@@ -1,6 +1,7 @@
 //! Checks that keep the crate's shape and its docs true: no module imports one that imports
-//! it back, every file under `src/` is in README's layout tree, README's "adding a command"
-//! checklist names every place a command is listed, and the crate doc names every command.
+//! it back, every file under `src/` is in the layout tree of the development page
+//! (docs/development.md, moved there from README), its "adding a command" checklist names
+//! every place a command is listed, and the crate doc names every command.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -8,6 +9,8 @@ use std::path::{Path, PathBuf};
 use crate::redis::commands::TABLE;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+/// The page with the layout tree and the adding a command checklist.
+const DEVELOPMENT: &str = "docs/development.md";
 
 fn read(path: &str) -> String {
     std::fs::read_to_string(Path::new(ROOT).join(path)).unwrap_or_else(|e| panic!("read {path}: {e}"))
@@ -235,8 +238,8 @@ fn a_parent_declaring_its_children_is_no_cycle() {
 /// The files README's layout tree lists: a line `  name.rs` or `  dir/` under its parent
 /// directory by indentation, and `(+ dir/tests.rs)` beside a file for its tests.
 fn readme_tree() -> Vec<String> {
-    let readme = read("README.md");
-    let section = &readme[readme.find("## Development").expect("README has a Development section")..];
+    let readme = read(DEVELOPMENT);
+    let section = &readme[readme.find("# Development").expect("the development page's heading")..];
     let block = section.split("```").nth(1).expect("the layout tree");
     let mut dirs: Vec<String> = Vec::new();
     let mut listed = Vec::new();
@@ -298,7 +301,7 @@ const PLACES: &[&str] = &[
 
 #[test]
 fn the_readme_checklist_names_every_place_a_command_is_written() {
-    let readme = read("README.md");
+    let readme = read(DEVELOPMENT);
     let start = readme.find("Adding a command touches").expect("README's adding a command checklist");
     let end = start + readme[start..].find("\n\n`make lint`").expect("the checklist ends before `make lint`");
     let checklist = &readme[start..end];

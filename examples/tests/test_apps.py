@@ -1,0 +1,128 @@
+"""Every example application, started as its README says, against a real Redis with the module
+and against one without it (the client loads the Functions library there), drives the seeds'
+scenario with a real HTTP client: 3 SMS per hour per user, so 200, 200, 200, then 429 with
+Retry-After. Each app is started with the one command its README gives. Servers and apps are
+stopped by PID."""
+
+import math
+import os
+import shlex
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+import httpx
+import pytest
+
+from kit.server import RedisServer, free_port
+
+EXAMPLES = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+VENV_BIN = os.path.dirname(sys.executable)
+READY_TIMEOUT = 60.0  # seconds an app may take to listen (one constant; generous for a loaded CI)
+HOUR_S = 3600
+
+APPS = ["express", "fastapi", "flask-limiter", "go-chi", "nestjs"]
+README_PORT = "8000"
+# The apps whose answers carry winlimit's own header fields (the others, their framework's).
+WINLIMIT_HEADERS = {"express", "fastapi", "go-chi"}
+
+
+class AppURL(str):
+    """The app's base URL, knowing which app it is."""
+
+    app: str
+
+
+def readme_command(folder):
+    """The one command the app's README gives (its one code block): (environment, argv)."""
+    text = open(os.path.join(EXAMPLES, folder, "README.md")).read()
+    blocks = text.split("```")[1::2]
+    assert len(blocks) == 1, f"{folder}/README.md has {len(blocks)} code blocks, not the one command"
+    words = shlex.split(blocks[0])
+    env = dict(word.split("=", 1) for word in words if "=" in word and not word.startswith("-"))
+    argv = [word for word in words if word.split("=", 1)[0] not in env]
+    return env, argv
+
+
+def started_as_the_readme_says(folder, redis_url, port):
+    """The README's command, with this test's Redis and port for its REDIS_URL and 8000; the
+    Python tools from the project's .venv."""
+    env, argv = readme_command(folder)
+    assert set(env) <= {"REDIS_URL", "PORT"} and "REDIS_URL" in env, env
+    env = {**os.environ, **env, "REDIS_URL": redis_url, **({"PORT": str(port)} if "PORT" in env else {})}
+    argv = [str(port) if word == README_PORT else word for word in argv]
+    if os.path.exists(os.path.join(VENV_BIN, argv[0])):
+        argv[0] = os.path.join(VENV_BIN, argv[0])
+    # A session of its own: `go run` starts the app as a child, and stopping the group by its
+    # id stops both.
+    return subprocess.Popen(argv, cwd=os.path.join(EXAMPLES, folder), env=env, start_new_session=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+@pytest.fixture(scope="module", params=["module", "functions"])
+def redis_server(request):
+    """A server with the module loaded, or a plain one where the client loads the library."""
+    server = RedisServer(module=request.param == "module", edition="module")
+    yield server
+    server.stop()
+
+
+def wait_listening(port, app):
+    deadline = time.monotonic() + READY_TIMEOUT
+    while time.monotonic() < deadline:
+        if app.poll() is not None:
+            raise AssertionError(f"the app exited with {app.returncode}: {app.stdout.read()}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise AssertionError(f"the app did not listen on {port} within {READY_TIMEOUT} s")
+
+
+@pytest.fixture(params=APPS)
+def app_url(request, redis_server):
+    redis_server.client.flushall()
+    port = free_port()
+    app = started_as_the_readme_says(request.param, f"redis://127.0.0.1:{redis_server.port}", port)
+    try:
+        wait_listening(port, app)
+        url = AppURL(f"http://127.0.0.1:{port}")
+        url.app = request.param
+        yield url
+    finally:
+        stop_group(app)
+
+
+def stop_group(app):
+    """SIGTERM to the app's process group (its id is the app's PID), SIGKILL after 10 s."""
+    os.killpg(app.pid, signal.SIGTERM)
+    try:
+        app.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        os.killpg(app.pid, signal.SIGKILL)
+        app.wait()
+    try:  # a child (go run's) that outlived its parent
+        os.killpg(app.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    app.stdout.close()
+
+
+def test_the_fourth_sms_of_a_user_within_an_hour_is_refused_with_retry_after_and_not_another_users(app_url):
+    with httpx.Client(base_url=app_url, timeout=30) as http:
+        started = time.monotonic()
+        alice = [http.post("/sms/alice") for _ in range(4)]
+        elapsed_s = time.monotonic() - started
+        bob = http.post("/sms/bob")
+    assert [a.status_code for a in alice] == [200, 200, 200, 429], [a.text for a in alice]
+    # The first accepted SMS leaves the hour 3600 s after it was sent: in whole seconds, 3600
+    # less what has passed since, at most.
+    assert HOUR_S - math.ceil(elapsed_s) <= int(alice[3].headers["Retry-After"]) <= HOUR_S
+    assert bob.status_code == 200, bob.text
+    if app_url.app in WINLIMIT_HEADERS:
+        # What the getting-started pages print for the first SMS of the hour.
+        assert (alice[0].headers["RateLimit-Policy"], alice[0].headers["RateLimit"]) == \
+            ('"winlimit";q=3;w=3600', '"winlimit";r=2;t=3600')
