@@ -30,7 +30,7 @@ func BenchmarkBareGoRedisDo(b *testing.B) {
 }
 
 func BenchmarkLimiterFixed(b *testing.B) {
-	l := New(benchClient(b))
+	l := newLimiter(b, benchClient(b))
 	ctx := context.Background()
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
@@ -41,7 +41,7 @@ func BenchmarkLimiterFixed(b *testing.B) {
 }
 
 func BenchmarkLimiterFixedNoTimeoutNoBreaker(b *testing.B) {
-	l := New(benchClient(b), WithTimeout(0), WithoutBreaker())
+	l := newLimiter(b, benchClient(b), WithTimeout(0), WithoutBreaker())
 	ctx := context.Background()
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
@@ -67,7 +67,7 @@ func BenchmarkMemoryLimiterFixed(b *testing.B) {
 func BenchmarkLimiterFixedContextTimeoutClient(b *testing.B) {
 	rdb := redis.NewClient(&redis.Options{Addr: benchClient(b).Options().Addr, ContextTimeoutEnabled: true})
 	defer rdb.Close()
-	l := New(rdb)
+	l := newLimiter(b, rdb)
 	ctx := context.Background()
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
