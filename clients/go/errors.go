@@ -85,7 +85,7 @@ type TimeoutError struct {
 
 // Error says how long the limiter waited, in ms as the other clients write it.
 func (e *TimeoutError) Error() string {
-	return fmt.Sprintf("winlimit: no answer from Redis within %d ms", e.Waited.Milliseconds())
+	return fmt.Sprintf("no answer from Redis within %d ms", e.Waited.Milliseconds()) // the text every client logs
 }
 
 // Is matches context.DeadlineExceeded.

@@ -21,6 +21,9 @@ type Limiter struct {
 	// ctxTimeouts: the client bounds its I/O by the context's deadline
 	// (ContextTimeoutEnabled), so the timeout needs no goroutine of its own.
 	ctxTimeouts bool
+	// timed: a plain client's copy (go-redis WithTimeout: the same pool and hooks) whose
+	// socket reads and writes stop at the limiter's timeout; nil for other clients.
+	timed *redis.Client
 }
 
 // New gives a limiter over the application's client (plain, cluster, failover or ring). It
@@ -33,6 +36,9 @@ func New(rdb redis.UniversalClient, opts ...Option) (*Limiter, error) {
 	}
 	l := &Limiter{rdb: rdb, opts: o, nodes: nodes{choice: o.backend, byName: map[string]*node{}, breaker: o.newBreaker}}
 	l.ctxTimeouts = honorsContext(rdb)
+	if c, ok := rdb.(*redis.Client); ok && c != nil && !l.ctxTimeouts && o.timeout > 0 {
+		l.timed = c.WithTimeout(o.timeout)
+	}
 	if o.cacheSize > 0 {
 		l.cache = newRejectionCache(o.cacheSize, monotonicMs)
 	}
@@ -104,12 +110,21 @@ func (l *Limiter) decide(ctx context.Context, c *call) (Decision, error) {
 }
 
 // call has the call answered within the limiter's timeout. A client made with
-// ContextTimeoutEnabled stops at the context's deadline; any other stops only at its
-// ReadTimeout, so the call then runs on a goroutine of its own and is abandoned (never
-// replayed) when the time is up, which costs a goroutine hand-off per call.
+// ContextTimeoutEnabled stops at the context's deadline. A plain client's is sent through
+// its WithTimeout copy, whose socket reads and writes stop at the timeout. A cluster or ring
+// client stops only at its ReadTimeout, so the call then runs on a goroutine of its own and
+// is abandoned (never replayed) when the time is up, which costs a goroutine hand-off.
 func (l *Limiter) call(ctx context.Context, c *call, r route) (any, Backend, error) {
 	if l.opts.timeout == 0 {
 		return l.answer(ctx, c, r)
+	}
+	if l.timed != nil {
+		reply, backend, err := l.answer(ctx, c, r)
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			err = &TimeoutError{Waited: l.opts.timeout}
+		}
+		return reply, backend, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, l.opts.timeout)
 	defer cancel()
@@ -230,6 +245,9 @@ func (l *Limiter) route(ctx context.Context, key string) (route, error) {
 			return route{}, err
 		}
 		return route{client: l.rdb, server: server, node: l.nodes.get(server.Options().Addr)}, nil
+	}
+	if l.timed != nil {
+		return route{client: l.timed, server: l.timed, node: l.nodes.get("")}, nil
 	}
 	return route{client: l.rdb, server: l.rdb, node: l.nodes.get("")}, nil
 }
