@@ -140,7 +140,7 @@ itest-go: lua-clients
 # (bench/results/go-overhead.md; benchstat pinned).
 BENCHSTAT := golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 bench-go: lua-clients
-	scripts/bench-go.sh
+	BENCHSTAT=$(BENCHSTAT) scripts/bench-go.sh
 
 # The library built into both clients (scripts/embed-lua.py): the Python package's data and
 # the Node package's src/lua.ts, from lua/winlimit.lua.

@@ -36,7 +36,7 @@ func New(rdb redis.UniversalClient, opts ...Option) (*Limiter, error) {
 	}
 	l := &Limiter{rdb: rdb, opts: o, nodes: nodes{choice: o.backend, byName: map[string]*node{}, breaker: o.newBreaker}}
 	l.ctxTimeouts = honorsContext(rdb)
-	if c, ok := rdb.(*redis.Client); ok && c != nil && !l.ctxTimeouts && o.timeout > 0 {
+	if c, ok := rdb.(*redis.Client); ok && c != nil && o.timeout > 0 {
 		l.timed = c.WithTimeout(o.timeout)
 	}
 	if o.cacheSize > 0 {
@@ -109,11 +109,13 @@ func (l *Limiter) decide(ctx context.Context, c *call) (Decision, error) {
 	return d, nil
 }
 
-// call has the call answered within the limiter's timeout. A client made with
-// ContextTimeoutEnabled stops at the context's deadline. A plain client's is sent through
-// its WithTimeout copy, whose socket reads and writes stop at the timeout. A cluster or ring
-// client stops only at its ReadTimeout, so the call then runs on a goroutine of its own and
-// is abandoned (never replayed) when the time is up, which costs a goroutine hand-off.
+// call has the call answered within the limiter's timeout. A plain client's call (a
+// *redis.Client, failover ones too) is sent through its WithTimeout copy, whose socket reads
+// and writes stop at the timeout (or the context's deadline, if earlier and the client has
+// ContextTimeoutEnabled): no goroutine, no timer. A cluster or ring client with
+// ContextTimeoutEnabled stops at a context deadline set here; any other stops only at its
+// ReadTimeout, so the call then runs on a goroutine of its own and is abandoned (never
+// replayed) when the time is up, which costs a goroutine hand-off per call.
 func (l *Limiter) call(ctx context.Context, c *call, r route) (any, Backend, error) {
 	if l.opts.timeout == 0 {
 		return l.answer(ctx, c, r)
