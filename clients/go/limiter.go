@@ -24,6 +24,8 @@ type Limiter struct {
 	// timed: a plain client's copy (go-redis WithTimeout: the same pool and hooks) whose
 	// socket reads and writes stop at the limiter's timeout; nil for other clients.
 	timed *redis.Client
+	// single is where every call goes when the client is not a cluster or a ring.
+	single route
 }
 
 // New gives a limiter over the application's client (plain, cluster, failover or ring). It
@@ -38,6 +40,10 @@ func New(rdb redis.UniversalClient, opts ...Option) (*Limiter, error) {
 	l.ctxTimeouts = honorsContext(rdb)
 	if c, ok := rdb.(*redis.Client); ok && c != nil && o.timeout > 0 {
 		l.timed = c.WithTimeout(o.timeout)
+	}
+	l.single = route{client: l.rdb, server: l.rdb, node: l.nodes.get("")}
+	if l.timed != nil {
+		l.single.client, l.single.server = l.timed, l.timed
 	}
 	if o.cacheSize > 0 {
 		l.cache = newRejectionCache(o.cacheSize, monotonicMs)
@@ -84,7 +90,10 @@ func (l *Limiter) decide(ctx context.Context, c *call) (Decision, error) {
 			return l.fallBack(ctx, c, ErrUnavailable)
 		}
 	}
-	started := time.Now()
+	var started time.Time
+	if l.opts.observer != nil { // the clock is read only for someone who asks the time
+		started = time.Now()
+	}
 	reply, backend, err := l.call(ctx, c, r)
 	if b := r.node.breaker; b != nil {
 		l.changed(b.done(a, countsAsFailure(err), monotonicMs()))
@@ -248,8 +257,5 @@ func (l *Limiter) route(ctx context.Context, key string) (route, error) {
 		}
 		return route{client: l.rdb, server: server, node: l.nodes.get(server.Options().Addr)}, nil
 	}
-	if l.timed != nil {
-		return route{client: l.timed, server: l.timed, node: l.nodes.get("")}, nil
-	}
-	return route{client: l.rdb, server: l.rdb, node: l.nodes.get("")}, nil
+	return l.single, nil
 }
