@@ -114,22 +114,33 @@ itest-limits: lua-clients
 		$(PY) scripts/limits-tests.py || exit 1; \
 	done
 
-# The Go client (clients/go): go vet, staticcheck (pinned) and go test -race on the module
-# (Redis 7.0), the Functions library (7.0), the scripts (6.2, 6.0), a 3-primary cluster, the
-# shared cases, the redis_rate port, net/http, gRPC and /metrics. The tests start their own
-# servers from .cache on free ports (WINLIMIT_CACHE) and load WINLIMIT_MODULE. -p 1: one
-# package's servers at a time on 2 cores.
+# The Go client (clients/go): go vet, staticcheck (pinned) and go test -race on each of its
+# modules (the core, winprom, grpclimit): the module (Redis 7.0), the Functions library (7.0),
+# the scripts (6.2, 6.0), a 3-primary cluster, the shared cases, net/http, gRPC and /metrics.
+# Then the core's tests again on the oldest Go its go.mod allows (GO_OLDEST: go-redis v9.23's
+# own directive is go 1.26.0; the Go module proxy serves that toolchain), and redis_rate's own
+# test file on redisrate (scripts/redis-rate-tests.sh). The tests start their own servers from
+# .cache on free ports (WINLIMIT_CACHE) and load WINLIMIT_MODULE. -p 1: one package's servers
+# at a time on 2 cores.
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+GO_MODULES := . winprom grpclimit
+GO_OLDEST := go1.26.0
 itest-go bench-go: export WINLIMIT_MODULE ?= $(RELEASE_SO)
 itest-go bench-go: export WINLIMIT_CACHE := $(CURDIR)/.cache
 itest-go bench-go: | release-so
 itest-go: lua-clients
 	scripts/fetch-servers.sh redis-6.0 redis-6.2 redis-7.0
-	cd clients/go && go vet ./... && go run $(STATICCHECK) ./... && go test -race -shuffle=on -count=1 -p 1 ./...
+	for m in $(GO_MODULES); do (cd clients/go/$$m && go vet ./... && go run $(STATICCHECK) ./... && \
+		go test -race -shuffle=on -count=1 -p 1 ./...) || exit 1; done
+	cd clients/go && GOTOOLCHAIN=$(GO_OLDEST) go vet ./... && GOTOOLCHAIN=$(GO_OLDEST) go test -count=1 -p 1 ./...
+	scripts/redis-rate-tests.sh
 
-# The Go client's overhead over a bare go-redis call (benchmarks, not a gate).
+# The Go client's overhead over a bare go-redis call (benchmarks, not a gate): the limiter on a
+# default go-redis client and on a tuned one, beside rdb.Do, in interleaved passes
+# (bench/results/go-overhead.md; benchstat pinned).
+BENCHSTAT := golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 bench-go: lua-clients
-	cd clients/go && go test -run '^$$' -bench . -benchmem -count 3 . ./redisrate
+	BENCHSTAT=$(BENCHSTAT) scripts/bench-go.sh
 
 # The library built into both clients (scripts/embed-lua.py): the Python package's data and
 # the Node package's src/lua.ts, from lua/winlimit.lua.

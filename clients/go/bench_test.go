@@ -18,8 +18,17 @@ func benchClient(b *testing.B) *redis.Client {
 	return editions[0].client(b)
 }
 
-func BenchmarkBareGoRedisDo(b *testing.B) {
-	rdb := benchClient(b)
+// defaultClient is a go-redis client as most applications make one: no options but the
+// address. tunedClient stops at the context's deadline (ContextTimeoutEnabled).
+func defaultClient(b *testing.B) *redis.Client { return benchClient(b) }
+
+func tunedClient(b *testing.B) *redis.Client {
+	rdb := redis.NewClient(&redis.Options{Addr: benchClient(b).Options().Addr, ContextTimeoutEnabled: true})
+	b.Cleanup(func() { _ = rdb.Close() })
+	return rdb
+}
+
+func benchBare(b *testing.B, rdb *redis.Client) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
@@ -29,8 +38,7 @@ func BenchmarkBareGoRedisDo(b *testing.B) {
 	}
 }
 
-func BenchmarkLimiterFixed(b *testing.B) {
-	l := New(benchClient(b))
+func benchLimiter(b *testing.B, l *Limiter) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
@@ -40,15 +48,16 @@ func BenchmarkLimiterFixed(b *testing.B) {
 	}
 }
 
+func BenchmarkBareGoRedisDo(b *testing.B) { benchBare(b, defaultClient(b)) }
+
+func BenchmarkLimiterFixed(b *testing.B) { benchLimiter(b, newLimiter(b, defaultClient(b))) }
+
+func BenchmarkBareGoRedisDoTunedClient(b *testing.B) { benchBare(b, tunedClient(b)) }
+
+func BenchmarkLimiterFixedTunedClient(b *testing.B) { benchLimiter(b, newLimiter(b, tunedClient(b))) }
+
 func BenchmarkLimiterFixedNoTimeoutNoBreaker(b *testing.B) {
-	l := New(benchClient(b), WithTimeout(0), WithoutBreaker())
-	ctx := context.Background()
-	b.ReportAllocs()
-	for i := 0; b.Loop(); i++ {
-		if _, err := l.Fixed(ctx, "bench:"+strconv.Itoa(i%1000), time.Minute, 1000000); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchLimiter(b, newLimiter(b, defaultClient(b), WithTimeout(0), WithoutBreaker()))
 }
 
 func BenchmarkMemoryLimiterFixed(b *testing.B) {
@@ -57,21 +66,6 @@ func BenchmarkMemoryLimiterFixed(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		if _, err := m.Fixed(ctx, "bench:"+strconv.Itoa(i%1000), time.Minute, 1000000); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-// The same, on a client that stops at the context's deadline: the limiter's timeout then
-// needs no goroutine.
-func BenchmarkLimiterFixedContextTimeoutClient(b *testing.B) {
-	rdb := redis.NewClient(&redis.Options{Addr: benchClient(b).Options().Addr, ContextTimeoutEnabled: true})
-	defer rdb.Close()
-	l := New(rdb)
-	ctx := context.Background()
-	b.ReportAllocs()
-	for i := 0; b.Loop(); i++ {
-		if _, err := l.Fixed(ctx, "bench:"+strconv.Itoa(i%1000), time.Minute, 1000000); err != nil {
 			b.Fatal(err)
 		}
 	}

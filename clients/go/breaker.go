@@ -41,10 +41,11 @@ var countedKinds = map[string]bool{
 	"LOADING": true, "BUSY": true, "MASTERDOWN": true, "TRYAGAIN": true, "CLUSTERDOWN": true, "READONLY": true,
 }
 
-// IsRedisFailure reports whether err says Redis is failing (a connection error, a timeout,
-// or a LOADING, BUSY, MASTERDOWN, TRYAGAIN, CLUSTERDOWN or READONLY reply) rather than the
-// caller's mistake (WRONGTYPE, a bad argument) or a cancelled request.
-func IsRedisFailure(err error) bool {
+// countsAsFailure reports whether the breaker counts err, from a call to Redis, as Redis
+// failing (a connection error, a timeout, or a LOADING, BUSY, MASTERDOWN, TRYAGAIN,
+// CLUSTERDOWN or READONLY reply), and the fallback may decide instead; not the caller's
+// mistake (WRONGTYPE, a bad argument) nor a cancelled request (clients/spec/breaker.json).
+func countsAsFailure(err error) bool {
 	if err == nil || errors.Is(err, context.Canceled) {
 		return false
 	}

@@ -54,18 +54,18 @@ func TestSpecBreaker(t *testing.T) {
 		t.Errorf("defaults %v, not %v", want, spec.Defaults)
 	}
 	for _, r := range spec.ErrorReplies {
-		if IsRedisFailure(serverError(r.Reply)) != r.Counts {
+		if countsAsFailure(serverError(r.Reply)) != r.Counts {
 			t.Errorf("%q counts: %v", r.Reply, !r.Counts)
 		}
 	}
 	for _, kind := range spec.CountedKinds {
-		if !IsRedisFailure(outcomeError(kind)) {
+		if !countsAsFailure(outcomeError(kind)) {
 			t.Errorf("%s does not count", kind)
 		}
 	}
 	for _, bad := range spec.BadOptions {
 		if opts, typed := breakerOptionsOf(bad); typed {
-			if _, err := New(nil, opts...).Reset(ctx, "k"); err == nil {
+			if _, err := New(nil, opts...); err == nil {
 				t.Errorf("%v accepted", bad)
 			}
 		}
@@ -74,9 +74,9 @@ func TestSpecBreaker(t *testing.T) {
 		t.Run(c.Name, func(t *testing.T) {
 			// The case's own options over the defaults the Go options have.
 			opts, _ := breakerOptionsOf(c.Options)
-			o := evaluate(opts)
-			if o.err != nil {
-				t.Fatal(o.err)
+			o, err := evaluate(opts)
+			if err != nil {
+				t.Fatal(err)
 			}
 			b := o.newBreaker()
 			calls := map[string]admission{}
@@ -98,7 +98,7 @@ func TestSpecBreaker(t *testing.T) {
 						t.Fatalf("step %d: %s, not %s", i, action, step.Action)
 					}
 				} else if b != nil {
-					got = b.done(calls[step.Done], IsRedisFailure(outcomeError(step.Outcome)), step.AtMs)
+					got = b.done(calls[step.Done], countsAsFailure(outcomeError(step.Outcome)), step.AtMs)
 				}
 				state, until := BreakerClosed, 0.0
 				if b != nil {

@@ -27,7 +27,7 @@ func pausedServer(t *testing.T) (*redistest.Server, *redis.Client) {
 func TestAHungRedisOpensTheBreakerAndTheFallbackDecidesWithoutSending(t *testing.T) {
 	srv, rdb := pausedServer(t)
 	fallback := NewMemory()
-	l := New(rdb, WithFallback(fallback), WithTimeout(100*time.Millisecond), WithLogger(discardLogger()), WithBreaker(3, time.Hour))
+	l := newLimiter(t, rdb, WithFallback(fallback), WithTimeout(100*time.Millisecond), WithLogger(discardLogger()), WithBreaker(3, time.Hour))
 	must(t)(l.Fixed(ctx, "k", time.Minute, 5)) // the backend detected while the server answers
 	calls := commandCalls(t, rdb)
 	if err := srv.Pause(); err != nil {
@@ -59,7 +59,7 @@ func TestAHungRedisOpensTheBreakerAndTheFallbackDecidesWithoutSending(t *testing
 
 func TestWithoutAFallbackAnOpenBreakerFailsFast(t *testing.T) {
 	srv, rdb := pausedServer(t)
-	l := New(rdb, WithTimeout(100*time.Millisecond), WithLogger(discardLogger()), WithBreaker(1, time.Hour))
+	l := newLimiter(t, rdb, WithTimeout(100*time.Millisecond), WithLogger(discardLogger()), WithBreaker(1, time.Hour))
 	must(t)(l.Fixed(ctx, "k", time.Minute, 5))
 	if err := srv.Pause(); err != nil {
 		t.Fatal(err)
@@ -80,7 +80,7 @@ func TestWithoutAFallbackAnOpenBreakerFailsFast(t *testing.T) {
 
 func TestTheProbeClosesTheBreakerOnceRedisAnswers(t *testing.T) {
 	srv, rdb := pausedServer(t)
-	l := New(rdb, WithFallback(NewMemory()), WithTimeout(100*time.Millisecond), WithLogger(discardLogger()), WithBreaker(1, 50*time.Millisecond), WithBreakerMaxOpen(50*time.Millisecond))
+	l := newLimiter(t, rdb, WithFallback(NewMemory()), WithTimeout(100*time.Millisecond), WithLogger(discardLogger()), WithBreaker(1, 50*time.Millisecond), WithBreakerMaxOpen(50*time.Millisecond))
 	must(t)(l.Fixed(ctx, "k", time.Minute, 5))
 	if err := srv.Pause(); err != nil {
 		t.Fatal(err)
@@ -89,7 +89,7 @@ func TestTheProbeClosesTheBreakerOnceRedisAnswers(t *testing.T) {
 	if err := srv.Resume(); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(redistest.ReadyTimeout) // Redis back: a readiness wait
 	for {
 		d := must(t)(l.Fixed(ctx, "k", time.Minute, 5))
 		if d.Backend == "module" {
@@ -109,7 +109,7 @@ func TestAClientThatStopsAtTheDeadlineTimesOutByTheLimitersTimeout(t *testing.T)
 	srv, _ := pausedServer(t)
 	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr(), ContextTimeoutEnabled: true, MaxRetries: -1})
 	defer rdb.Close()
-	l := New(rdb, WithTimeout(100*time.Millisecond), WithLogger(discardLogger()))
+	l := newLimiter(t, rdb, WithTimeout(100*time.Millisecond), WithLogger(discardLogger()))
 	must(t)(l.Fixed(ctx, "k", time.Minute, 5))
 	if err := srv.Pause(); err != nil {
 		t.Fatal(err)

@@ -40,7 +40,7 @@ func TestAClusterOfThreePrimariesDecidesOnEveryNodeWithEveryBackend(t *testing.T
 	keys := keysOnEveryNode(t, rdb)
 	for _, b := range []Backend{Auto, Functions, Scripts} {
 		t.Run(string(b), func(t *testing.T) {
-			l := New(rdb, WithBackend(b))
+			l := newLimiter(t, rdb, WithBackend(b))
 			for _, key := range keys {
 				key := key + ":" + string(b)
 				for want := int64(1); want >= 0; want-- {
@@ -77,7 +77,7 @@ func TestAClusterOfThreePrimariesDecidesOnEveryNodeWithEveryBackend(t *testing.T
 func TestAStoppedClusterNodeFallsBackForItsKeysOnly(t *testing.T) {
 	rdb := startCluster(t)
 	keys := keysOnEveryNode(t, rdb)
-	l := New(rdb, WithFallback(NewMemory()), WithTimeout(200*time.Millisecond), WithBreaker(1, time.Hour),
+	l := newLimiter(t, rdb, WithFallback(NewMemory()), WithTimeout(200*time.Millisecond), WithBreaker(1, time.Hour),
 		WithLogger(discardLogger()))
 	for _, key := range keys {
 		must(t)(l.Fixed(ctx, key, time.Minute, 10)) // every node detected

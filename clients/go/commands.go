@@ -196,8 +196,8 @@ func (o *callOptions) tail(args []any) ([]any, error) {
 	return args, nil
 }
 
-// WindowLabel names a window in a policy of several: whole seconds as "60s", else "1500ms".
-func WindowLabel(window time.Duration) string {
+// windowLabel names a window in a policy of several: whole seconds as "60s", else "1500ms".
+func windowLabel(window time.Duration) string {
 	m := int64(window / time.Millisecond)
 	if m%1000 == 0 {
 		return strconv.FormatInt(m/1000, 10) + "s"

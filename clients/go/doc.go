@@ -6,7 +6,10 @@
 // New takes the application's go-redis client (a plain client, a cluster client, a failover
 // client or a ring) and does no I/O; each decision is one call to Redis:
 //
-//	limiter := winlimit.New(rdb)
+//	limiter, err := winlimit.New(rdb) // a bad option is refused here
+//	if err != nil {
+//		log.Fatal(err)
+//	}
 //	d, err := limiter.Slide(ctx, "sms:+4915112345678", []winlimit.Window{{Length: time.Hour, Limit: 3}})
 //	if err == nil && !d.Allowed {
 //		// d.RetryAfter says when to come back; d.Headers() gives the response fields

@@ -26,8 +26,8 @@ var ErrNoPolicy = errors.New("winlimit: no policy whose quota is its limit")
 // message names the rule to add.
 var ErrMissingPermission = errors.New("winlimit: missing ACL permission")
 
-// ModuleNotLoadedFix is what a ModuleNotLoadedError adds to the server's text, after " -- ".
-const ModuleNotLoadedFix = "the winlimit module is not loaded on this server. Load it at start-up with " +
+// moduleNotLoadedFix is what a ModuleNotLoadedError adds to the server's text, after " -- ".
+const moduleNotLoadedFix = "the winlimit module is not loaded on this server. Load it at start-up with " +
 	"`redis-server --loadmodule /path/to/libwinlimit.so` (or `loadmodule /path/to/libwinlimit.so` " +
 	"in redis.conf), or at run time with `MODULE LOAD /path/to/libwinlimit.so`; in a cluster, " +
 	"on every node."
@@ -39,7 +39,7 @@ type ModuleNotLoadedError struct {
 
 // Error gives the server's text, then " -- " and the fix.
 func (e *ModuleNotLoadedError) Error() string {
-	return "winlimit: " + e.Server.Error() + " -- " + ModuleNotLoadedFix
+	return "winlimit: " + e.Server.Error() + " -- " + moduleNotLoadedFix
 }
 
 // Is matches ErrModuleNotLoaded.
@@ -85,7 +85,7 @@ type TimeoutError struct {
 
 // Error says how long the limiter waited, in ms as the other clients write it.
 func (e *TimeoutError) Error() string {
-	return fmt.Sprintf("no answer from Redis within %d ms", e.Waited.Milliseconds())
+	return fmt.Sprintf("no answer from Redis within %d ms", e.Waited.Milliseconds()) // the text every client logs
 }
 
 // Is matches context.DeadlineExceeded.
@@ -96,7 +96,9 @@ func (e *TimeoutError) Timeout() bool { return true }
 
 // IsRedisError tells Redis's errors (down, slow, failing, refusing, the module missing, the
 // breaker open) from the application's (an ArgumentError, a cancelled request, a bug in a
-// check): a middleware answers the first 503 and lets the second through as the app's.
+// check): a middleware answers the first 503 (or lets the request through with FailOpen)
+// and hands the second to the application as its own. It is the package's one classifier;
+// which of Redis's errors the circuit breaker counts is the breaker's business.
 func IsRedisError(err error) bool {
 	var ae *ArgumentError
 	if err == nil || errors.As(err, &ae) || errors.Is(err, context.Canceled) {

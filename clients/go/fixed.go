@@ -52,7 +52,7 @@ func (m *MemoryLimiter) Fixed(_ context.Context, key string, window time.Duratio
 }
 
 // Fixed is the limiter's, recorded.
-func (r *Recorder) Fixed(ctx context.Context, key string, window time.Duration, limit int64, opts ...CallOption) (Decision, error) {
+func (r *recorder) Fixed(ctx context.Context, key string, window time.Duration, limit int64, opts ...CallOption) (Decision, error) {
 	records, cost, kept, opts := r.recording(opts)
 	d, err := r.limiter.Fixed(ctx, key, window, limit, opts...)
 	if records && err == nil && d.Allowed {

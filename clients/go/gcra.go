@@ -60,7 +60,7 @@ func (m *MemoryLimiter) GCRA(_ context.Context, key string, period time.Duration
 }
 
 // GCRA is the limiter's, recorded.
-func (r *Recorder) GCRA(ctx context.Context, key string, period time.Duration, limit int64, opts ...CallOption) (Decision, error) {
+func (r *recorder) GCRA(ctx context.Context, key string, period time.Duration, limit int64, opts ...CallOption) (Decision, error) {
 	records, cost, kept, opts := r.recording(opts)
 	d, err := r.limiter.GCRA(ctx, key, period, limit, opts...)
 	if records && err == nil && d.Allowed {

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/winlimit/winlimit/clients/go/internal/hooks"
 )
 
 // Limiter makes decisions in Redis: one method per winlimit command, each one atomic call.
@@ -19,27 +21,39 @@ type Limiter struct {
 	// ctxTimeouts: the client bounds its I/O by the context's deadline
 	// (ContextTimeoutEnabled), so the timeout needs no goroutine of its own.
 	ctxTimeouts bool
+	// timed: a plain client's copy (go-redis WithTimeout: the same pool and hooks) whose
+	// socket reads and writes stop at the limiter's timeout; nil for other clients.
+	timed *redis.Client
+	// single is where every call goes when the client is not a cluster or a ring.
+	single route
 }
 
 // New gives a limiter over the application's client (plain, cluster, failover or ring). It
-// does no I/O: the backend is detected on each server's first call. A bad option makes every
-// call return its ArgumentError.
-func New(rdb redis.UniversalClient, opts ...Option) *Limiter {
-	o := evaluate(opts)
+// does no I/O: the backend is detected on each server's first call. A bad option is refused
+// here, with its ArgumentError.
+func New(rdb redis.UniversalClient, opts ...Option) (*Limiter, error) {
+	o, err := evaluate(opts)
+	if err != nil {
+		return nil, err
+	}
 	l := &Limiter{rdb: rdb, opts: o, nodes: nodes{choice: o.backend, byName: map[string]*node{}, breaker: o.newBreaker}}
 	l.ctxTimeouts = honorsContext(rdb)
+	if c, ok := rdb.(*redis.Client); ok && c != nil && o.timeout > 0 {
+		l.timed = c.WithTimeout(o.timeout)
+	}
+	l.single = route{client: l.rdb, server: l.rdb, node: l.nodes.get("")}
+	if l.timed != nil {
+		l.single.client, l.single.server = l.timed, l.timed
+	}
 	if o.cacheSize > 0 {
 		l.cache = newRejectionCache(o.cacheSize, monotonicMs)
 	}
-	return l
+	return l, nil
 }
 
 // Reset deletes the key, whatever its method, and forgets every cached rejection for it, so
 // its next call starts afresh; true if a key was removed.
 func (l *Limiter) Reset(ctx context.Context, key string) (bool, error) {
-	if l.opts.err != nil {
-		return false, l.opts.err
-	}
 	removed, err := l.rdb.Del(ctx, key).Result()
 	if l.cache != nil {
 		l.cache.forget(key)
@@ -48,9 +62,6 @@ func (l *Limiter) Reset(ctx context.Context, key string) (bool, error) {
 }
 
 func (l *Limiter) collect(method string, opts []CallOption, allowed ...optionKind) (callOptions, error) {
-	if l.opts.err != nil {
-		return callOptions{}, l.opts.err
-	}
 	return collect(method, l.opts.name, l.opts.block, opts, allowed...)
 }
 
@@ -59,14 +70,14 @@ func (l *Limiter) decide(ctx context.Context, c *call) (Decision, error) {
 		if five, ok := l.cache.lookup(c); ok {
 			d := fromFive(five, c.policies, "")
 			d.Backend, d.Cached = l.cache.backendOf(c), true
-			l.observeDecided(d)
+			l.observeDecided(ctx, d)
 			return d, nil
 		}
 	}
 	r, err := l.route(ctx, c.key())
 	if err != nil {
-		if IsRedisFailure(err) {
-			return l.fallBack(c, err)
+		if countsAsFailure(err) {
+			return l.fallBack(ctx, c, err)
 		}
 		return l.failed(c, err)
 	}
@@ -76,17 +87,20 @@ func (l *Limiter) decide(ctx context.Context, c *call) (Decision, error) {
 		a, changes = b.admit(monotonicMs())
 		l.changed(changes)
 		if !a.send {
-			return l.fallBack(c, ErrUnavailable)
+			return l.fallBack(ctx, c, ErrUnavailable)
 		}
 	}
-	started := time.Now()
+	var started time.Time
+	if l.opts.observer != nil { // the clock is read only for someone who asks the time
+		started = time.Now()
+	}
 	reply, backend, err := l.call(ctx, c, r)
 	if b := r.node.breaker; b != nil {
-		l.changed(b.done(a, IsRedisFailure(err), monotonicMs()))
+		l.changed(b.done(a, countsAsFailure(err), monotonicMs()))
 	}
 	if err != nil {
-		if IsRedisFailure(err) {
-			return l.fallBack(c, err)
+		if countsAsFailure(err) {
+			return l.fallBack(ctx, c, err)
 		}
 		return l.failed(c, err)
 	}
@@ -100,17 +114,28 @@ func (l *Limiter) decide(ctx context.Context, c *call) (Decision, error) {
 	if l.opts.observer != nil {
 		l.opts.observer.Timed("redis", time.Since(started))
 	}
-	l.observeDecided(d)
+	l.observeDecided(ctx, d)
 	return d, nil
 }
 
-// call has the call answered within the limiter's timeout. A client made with
-// ContextTimeoutEnabled stops at the context's deadline; any other stops only at its
+// call has the call answered within the limiter's timeout. A plain client's call (a
+// *redis.Client, failover ones too) is sent through its WithTimeout copy, whose socket reads
+// and writes stop at the timeout (or the context's deadline, if earlier and the client has
+// ContextTimeoutEnabled): no goroutine, no timer. A cluster or ring client with
+// ContextTimeoutEnabled stops at a context deadline set here; any other stops only at its
 // ReadTimeout, so the call then runs on a goroutine of its own and is abandoned (never
 // replayed) when the time is up, which costs a goroutine hand-off per call.
 func (l *Limiter) call(ctx context.Context, c *call, r route) (any, Backend, error) {
 	if l.opts.timeout == 0 {
 		return l.answer(ctx, c, r)
+	}
+	if l.timed != nil {
+		reply, backend, err := l.answer(ctx, c, r)
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			err = &TimeoutError{Waited: l.opts.timeout}
+		}
+		return reply, backend, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, l.opts.timeout)
 	defer cancel()
@@ -157,7 +182,7 @@ func honorsContext(rdb redis.UniversalClient) bool {
 }
 
 // fallBack decides c in memory when the limiter has a fallback; else cause is the error.
-func (l *Limiter) fallBack(c *call, cause error) (Decision, error) {
+func (l *Limiter) fallBack(ctx context.Context, c *call, cause error) (Decision, error) {
 	if l.opts.fallback == nil {
 		return l.failed(c, cause)
 	}
@@ -169,7 +194,7 @@ func (l *Limiter) fallBack(c *call, cause error) (Decision, error) {
 	if l.opts.observer != nil {
 		l.opts.observer.Timed("memory", time.Since(started))
 	}
-	l.observeDecided(d)
+	l.observeDecided(ctx, d)
 	return d, nil
 }
 
@@ -180,9 +205,11 @@ func (l *Limiter) failed(c *call, err error) (Decision, error) {
 	return Decision{}, translate(err)
 }
 
-func (l *Limiter) observeDecided(d Decision) {
+// observeDecided reports d once, where it is made: a rejection under a middleware's shadow
+// mode (which lets it through) as a shadow rejection.
+func (l *Limiter) observeDecided(ctx context.Context, d Decision) {
 	if l.opts.observer != nil {
-		l.opts.observer.Decided(d, false)
+		l.opts.observer.Decided(d, !d.Allowed && hooks.IsShadow(ctx))
 	}
 }
 
@@ -230,5 +257,5 @@ func (l *Limiter) route(ctx context.Context, key string) (route, error) {
 		}
 		return route{client: l.rdb, server: server, node: l.nodes.get(server.Options().Addr)}, nil
 	}
-	return route{client: l.rdb, server: l.rdb, node: l.nodes.get("")}, nil
+	return l.single, nil
 }

@@ -27,7 +27,7 @@ func must(t *testing.T) func(Decision, error) Decision {
 
 func TestSlideCountsEveryWindowAndRejectsOverTheLimit(t *testing.T) {
 	eachEdition(t, func(t *testing.T, e *edition, rdb *redis.Client) {
-		l := New(rdb)
+		l := newLimiter(t, rdb)
 		windows := []Window{{Length: time.Second, Limit: 2}, {Length: time.Hour, Limit: 100}}
 		d := must(t)(l.Slide(ctx, "s", windows))
 		if !d.Allowed || d.Backend != string(e.backend) || len(d.Policies) != 2 {
@@ -46,7 +46,7 @@ func TestSlideCountsEveryWindowAndRejectsOverTheLimit(t *testing.T) {
 
 func TestFixedTakesCostAlignAndBlock(t *testing.T) {
 	eachEdition(t, func(t *testing.T, e *edition, rdb *redis.Client) {
-		l := New(rdb)
+		l := newLimiter(t, rdb)
 		d := must(t)(l.Fixed(ctx, "f", time.Minute, 5, Cost(3), Align()))
 		if !d.Allowed || d.Remaining != 2 || d.ResetAfter > time.Minute {
 			t.Fatalf("%+v", d)
@@ -60,7 +60,7 @@ func TestFixedTakesCostAlignAndBlock(t *testing.T) {
 
 func TestGCRATakesBurstAndReportsTheBucketAsItsPolicy(t *testing.T) {
 	eachEdition(t, func(t *testing.T, e *edition, rdb *redis.Client) {
-		l := New(rdb)
+		l := newLimiter(t, rdb)
 		d := must(t)(l.GCRA(ctx, "g", time.Second, 10, Burst(20)))
 		if !d.Allowed || d.Limit != 20 || d.Remaining != 19 {
 			t.Fatalf("%+v", d)
@@ -73,7 +73,7 @@ func TestGCRATakesBurstAndReportsTheBucketAsItsPolicy(t *testing.T) {
 
 func TestPeekRecordsNothingAndRefundGivesBack(t *testing.T) {
 	eachEdition(t, func(t *testing.T, e *edition, rdb *redis.Client) {
-		l := New(rdb)
+		l := newLimiter(t, rdb)
 		must(t)(l.Fixed(ctx, "p", time.Minute, 3, Cost(2)))
 		d := must(t)(l.Fixed(ctx, "p", time.Minute, 3, Peek()))
 		if d.Remaining != 1 {
@@ -92,7 +92,7 @@ func TestPeekRecordsNothingAndRefundGivesBack(t *testing.T) {
 
 func TestResetDeletesTheKey(t *testing.T) {
 	eachEdition(t, func(t *testing.T, e *edition, rdb *redis.Client) {
-		l := New(rdb)
+		l := newLimiter(t, rdb)
 		must(t)(l.Fixed(ctx, "r", time.Minute, 1))
 		removed, err := l.Reset(ctx, "r")
 		if err != nil || !removed {
@@ -109,7 +109,7 @@ func TestResetDeletesTheKey(t *testing.T) {
 
 func TestTheServersOwnErrorsComeBackAsTheyAre(t *testing.T) {
 	eachEdition(t, func(t *testing.T, e *edition, rdb *redis.Client) {
-		_, err := New(rdb).Fixed(ctx, "e", time.Minute, -1)
+		_, err := newLimiter(t, rdb).Fixed(ctx, "e", time.Minute, -1)
 		var re redis.Error
 		if !errors.As(err, &re) {
 			t.Fatalf("limit -1: %v", err)
@@ -120,12 +120,12 @@ func TestTheServersOwnErrorsComeBackAsTheyAre(t *testing.T) {
 func TestEveryBackendForcedWhereTheServerHasIt(t *testing.T) {
 	rdb := editions[0].client(t)
 	for _, b := range []Backend{Module, Functions, Scripts} {
-		d := must(t)(New(rdb, WithBackend(b)).Fixed(ctx, "b", time.Minute, 3))
+		d := must(t)(newLimiter(t, rdb, WithBackend(b)).Fixed(ctx, "b", time.Minute, 3))
 		if d.Backend != string(b) {
 			t.Fatalf("%s answered by %s", b, d.Backend)
 		}
 	}
-	d := must(t)(New(rdb, WithBackend(Functions)).Fixed(ctx, "b", time.Minute, 3))
+	d := must(t)(newLimiter(t, rdb, WithBackend(Functions)).Fixed(ctx, "b", time.Minute, 3))
 	if d.Remaining != 0 {
 		t.Fatalf("every backend counted on the same key: %+v", d)
 	}
@@ -133,7 +133,7 @@ func TestEveryBackendForcedWhereTheServerHasIt(t *testing.T) {
 
 func TestModuleWhereItIsNotLoadedIsErrModuleNotLoaded(t *testing.T) {
 	rdb := editions[1].client(t)
-	_, err := New(rdb, WithBackend(Module)).Slide(ctx, "k", []Window{{time.Minute, 1}})
+	_, err := newLimiter(t, rdb, WithBackend(Module)).Slide(ctx, "k", []Window{{time.Minute, 1}})
 	if !errors.Is(err, ErrModuleNotLoaded) {
 		t.Fatalf("%v", err)
 	}
@@ -144,12 +144,15 @@ func TestArgumentErrorsComeBeforeAnythingIsSent(t *testing.T) {
 	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1})
 	defer rdb.Close()
 	cases := map[string]func() error{
-		"no windows":     func() error { _, err := New(rdb).Slide(ctx, "k", nil); return err },
-		"sub-ms window":  func() error { _, err := New(rdb).Fixed(ctx, "k", time.Microsecond, 1); return err },
-		"align on slide": func() error { _, err := New(rdb).Slide(ctx, "k", []Window{{time.Second, 1}}, Align()); return err },
-		"bad name":       func() error { _, err := New(rdb).GCRA(ctx, "k", time.Second, 1, Name("zähler")); return err },
-		"bad backend":    func() error { _, err := New(rdb, WithBackend("lua")).GCRA(ctx, "k", time.Second, 1); return err },
-		"bad cache size": func() error { _, err := New(rdb, WithRejectionCache(0)).GCRA(ctx, "k", time.Second, 1); return err },
+		"no windows":    func() error { _, err := newLimiter(t, rdb).Slide(ctx, "k", nil); return err },
+		"sub-ms window": func() error { _, err := newLimiter(t, rdb).Fixed(ctx, "k", time.Microsecond, 1); return err },
+		"align on slide": func() error {
+			_, err := newLimiter(t, rdb).Slide(ctx, "k", []Window{{time.Second, 1}}, Align())
+			return err
+		},
+		"bad name":       func() error { _, err := newLimiter(t, rdb).GCRA(ctx, "k", time.Second, 1, Name("zähler")); return err },
+		"bad backend":    func() error { _, err := New(rdb, WithBackend("lua")); return err },
+		"bad cache size": func() error { _, err := New(rdb, WithRejectionCache(0)); return err },
 	}
 	for name, f := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -163,7 +166,7 @@ func TestArgumentErrorsComeBeforeAnythingIsSent(t *testing.T) {
 
 func TestTheLibraryIsLoadedAgainAfterFunctionFlush(t *testing.T) {
 	rdb := editions[1].client(t)
-	l := New(rdb)
+	l := newLimiter(t, rdb)
 	must(t)(l.Fixed(ctx, "k", time.Minute, 3))
 	if err := rdb.FunctionFlush(ctx).Err(); err != nil {
 		t.Fatal(err)
@@ -176,7 +179,7 @@ func TestTheLibraryIsLoadedAgainAfterFunctionFlush(t *testing.T) {
 
 func TestTheScriptIsLoadedAgainAfterScriptFlush(t *testing.T) {
 	rdb := editions[2].client(t)
-	l := New(rdb)
+	l := newLimiter(t, rdb)
 	must(t)(l.Fixed(ctx, "k", time.Minute, 3))
 	if err := rdb.ScriptFlush(ctx).Err(); err != nil {
 		t.Fatal(err)
@@ -204,7 +207,7 @@ func TestAnOlderLibraryIsReplacedAndANewerOneKept(t *testing.T) {
 	if err := rdb.FunctionLoad(ctx, older).Err(); err != nil {
 		t.Fatal(err)
 	}
-	must(t)(New(rdb).Fixed(ctx, "k", time.Minute, 3))
+	must(t)(newLimiter(t, rdb).Fixed(ctx, "k", time.Minute, 3))
 	if v := loadedLibraryVersion(t, rdb); v != ownLibrary.version {
 		t.Fatalf("the older library stayed: %s", v)
 	}
@@ -212,7 +215,7 @@ func TestAnOlderLibraryIsReplacedAndANewerOneKept(t *testing.T) {
 	if err := rdb.FunctionLoadReplace(ctx, newer).Err(); err != nil {
 		t.Fatal(err)
 	}
-	must(t)(New(rdb).Fixed(ctx, "k", time.Minute, 3))
+	must(t)(newLimiter(t, rdb).Fixed(ctx, "k", time.Minute, 3))
 	if v := loadedLibraryVersion(t, rdb); v != "999.0.0" {
 		t.Fatalf("the newer library was replaced: %s", v)
 	}
@@ -243,13 +246,13 @@ func TestATimedOutCallIsNotSentTwice(t *testing.T) {
 	}
 
 	// winlimit's: run once, its reply lost, and not sent again.
-	l := New(app)
+	l := newLimiter(t, app)
 	must(t)(l.Fixed(ctx, "t", time.Minute, 100)) // the backend detected
 	proxy.MuteOpen()
 	if _, err := l.Fixed(ctx, "t", time.Minute, 100); err == nil {
 		t.Fatal("a call answered through a muted connection")
 	}
-	d := must(t)(New(rdb).Fixed(ctx, "t", time.Minute, 100, Peek()))
+	d := must(t)(newLimiter(t, rdb).Fixed(ctx, "t", time.Minute, 100, Peek()))
 	if d.Remaining != 98 {
 		t.Fatalf("remaining %d: the timed-out call ran %d times", d.Remaining, 99-d.Remaining)
 	}
@@ -257,7 +260,7 @@ func TestATimedOutCallIsNotSentTwice(t *testing.T) {
 
 func TestTheRejectionCacheAnswersARejectedLineUntilResetForgetsIt(t *testing.T) {
 	rdb := editions[0].client(t)
-	l := New(rdb, WithRejectionCache(DefaultCacheSize))
+	l := newLimiter(t, rdb, WithRejectionCache(DefaultCacheSize))
 	must(t)(l.Fixed(ctx, "c", time.Minute, 1))
 	if d := must(t)(l.Fixed(ctx, "c", time.Minute, 1)); d.Allowed || d.Cached {
 		t.Fatalf("from Redis: %+v", d)

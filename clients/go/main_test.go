@@ -104,3 +104,13 @@ func eachEdition(t *testing.T, f func(t *testing.T, e *edition, rdb *redis.Clien
 }
 
 func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// newLimiter is New, the test failing on an option New refuses.
+func newLimiter(t testing.TB, rdb redis.UniversalClient, opts ...Option) *Limiter {
+	t.Helper()
+	l, err := New(rdb, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}

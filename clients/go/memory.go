@@ -55,10 +55,10 @@ func WithClock(clock func() int64) MemoryOption { return func(m *MemoryLimiter) 
 // WithBlock.
 func WithMemoryOptions(opts ...Option) MemoryOption {
 	return func(m *MemoryLimiter) {
-		o := evaluate(opts)
+		o, err := evaluate(opts)
 		m.opts.name, m.opts.block = o.name, o.block
-		if o.err != nil && m.opts.err == nil {
-			m.opts.err = o.err
+		if err != nil && m.opts.err == nil {
+			m.opts.err = err
 		}
 	}
 }

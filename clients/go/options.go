@@ -18,10 +18,10 @@ type options struct {
 	timeout   time.Duration
 	observer  Observer
 	logger    *slog.Logger
-	err       error
+	err       error // the first bad option's, returned by New
 }
 
-func evaluate(opts []Option) options {
+func evaluate(opts []Option) (options, error) {
 	o := options{name: DefaultName, backend: Auto, timeout: DefaultTimeout, logger: slog.Default(), breaker: breakerOptions{
 		enabled: true, failures: DefaultBreakerFailures, openMs: DefaultBreakerOpenMs,
 	}}
@@ -29,7 +29,7 @@ func evaluate(opts []Option) options {
 		opt(&o)
 	}
 	o.checkBreaker()
-	return o
+	return o, o.err
 }
 
 // WithName names the limiter's policies in the header fields (DefaultName by default; with
@@ -167,8 +167,9 @@ func WithTimeout(d time.Duration) Option {
 	}
 }
 
-// WithObserver reports every decision, failure, call time and breaker change to obs (the
-// winprom package's Collector is one).
+// WithObserver reports every decision this limiter makes (once, with its true outcome,
+// whether the application, httplimit or grpclimit asked), every failure, call time and
+// breaker change to obs (the winprom package's Collector is one).
 func WithObserver(obs Observer) Option { return func(o *options) { o.observer = obs } }
 
 // WithLogger writes the breaker's warning when it opens and its info line when it closes
@@ -178,7 +179,7 @@ func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l 
 // Observer is told what a limiter decides: metrics hang here without winlimit importing a
 // metrics library.
 type Observer interface {
-	// Decided is a decision (shadow: a rejection shadow mode let through).
+	// Decided is a decision (shadow: a rejection a middleware's shadow mode lets through).
 	Decided(d Decision, shadow bool)
 	// Failed is a call that got no decision, for the call's first policy.
 	Failed(policy string)
@@ -187,3 +188,7 @@ type Observer interface {
 	// BreakerChanged is a breaker's transition, with its cause.
 	BreakerChanged(limiter string, to BreakerState, cause string)
 }
+
+// DefaultIPv6Subnet is the prefix a middleware keys an IPv6 client by: one host usually owns
+// a /64 and could otherwise take a new address per request.
+const DefaultIPv6Subnet = 64

@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/winlimit/winlimit/clients/go/internal/hooks"
 )
 
 // Deciding is what a middleware needs of a limiter: Limiter and MemoryLimiter have it.
@@ -17,28 +19,30 @@ type Deciding interface {
 var (
 	_ Deciding = (*Limiter)(nil)
 	_ Deciding = (*MemoryLimiter)(nil)
-	_ Deciding = (*Recorder)(nil)
+	_ Deciding = (*recorder)(nil)
 )
 
-// Recorder passes calls on to a limiter (with a Block when a call gives none and block is
+// The middlewares reach the recorder through hooks, so it is not part of this package's API.
+func init() {
+	hooks.NewRecorder = func(limiter any, block *time.Duration) (any, hooks.Recorder) {
+		r := &recorder{limiter: limiter.(Deciding), block: block}
+		return r, r
+	}
+}
+
+// recorder passes calls on to a limiter (with a Block when a call gives none and block is
 // set) and remembers the recording ones, so that Refund can give their units back: how a
-// middleware counts only failures or only successes. One Recorder serves one request.
-type Recorder struct {
+// middleware counts only failures or only successes. One recorder serves one request.
+type recorder struct {
 	limiter Deciding
 	block   *time.Duration
 	mu      sync.Mutex
 	calls   []func(ctx context.Context) error
 }
 
-// NewRecorder records the calls made to limiter; block (nil: none) is every recording
-// call's Block that gives none.
-func NewRecorder(limiter Deciding, block *time.Duration) *Recorder {
-	return &Recorder{limiter: limiter, block: block}
-}
-
 // recording reads opts: whether the call records, its cost, the options a refund repeats
 // (the same limit and shape: Bucket, Align, Burst, Name), and opts with the block added.
-func (r *Recorder) recording(opts []CallOption) (bool, int64, []CallOption, []CallOption) {
+func (r *recorder) recording(opts []CallOption) (bool, int64, []CallOption, []CallOption) {
 	cost, records, hasBlock := int64(1), true, false
 	var kept []CallOption
 	for _, o := range opts {
@@ -61,19 +65,19 @@ func (r *Recorder) recording(opts []CallOption) (bool, int64, []CallOption, []Ca
 	return records && cost > 0, cost, kept, opts
 }
 
-func (r *Recorder) remember(f func(ctx context.Context) error) {
+func (r *recorder) remember(f func(ctx context.Context) error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.calls = append(r.calls, f)
 }
 
 // Reset is the limiter's.
-func (r *Recorder) Reset(ctx context.Context, key string) (bool, error) {
+func (r *recorder) Reset(ctx context.Context, key string) (bool, error) {
 	return r.limiter.Reset(ctx, key)
 }
 
 // Refund gives back the units of every accepted recording call; the first error, if any.
-func (r *Recorder) Refund(ctx context.Context) error {
+func (r *recorder) Refund(ctx context.Context) error {
 	r.mu.Lock()
 	calls := r.calls
 	r.calls = nil

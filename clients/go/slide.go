@@ -20,7 +20,7 @@ func buildSlide(key string, windows []Window, o callOptions) (call, error) {
 		args = append(args, length, w.Limit)
 		policies[i] = Policy{Name: o.name, Quota: w.Limit, Window: w.Length}
 		if len(windows) > 1 {
-			policies[i].Name = o.name + "-" + WindowLabel(w.Length)
+			policies[i].Name = o.name + "-" + windowLabel(w.Length)
 		}
 	}
 	args, err := o.tail(args)
@@ -65,7 +65,7 @@ func (m *MemoryLimiter) Slide(_ context.Context, key string, windows []Window, o
 }
 
 // Slide is the limiter's, recorded.
-func (r *Recorder) Slide(ctx context.Context, key string, windows []Window, opts ...CallOption) (Decision, error) {
+func (r *recorder) Slide(ctx context.Context, key string, windows []Window, opts ...CallOption) (Decision, error) {
 	records, cost, kept, opts := r.recording(opts)
 	d, err := r.limiter.Slide(ctx, key, windows, opts...)
 	if records && err == nil && d.Allowed {

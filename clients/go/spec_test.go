@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/winlimit/winlimit/clients/go/internal/fields"
 )
 
 // The shared cases (clients/spec/*.json), read at test time: the same files every client's
@@ -158,7 +160,7 @@ func TestSpecCommands(t *testing.T) {
 		UnknownMethods []string `json:"unknown_methods"`
 	}
 	loadSpec(t, "commands.json", &spec)
-	l := New(nil)
+	l := newLimiter(t, nil)
 	for _, c := range spec.Cases {
 		t.Run(c.Name, func(t *testing.T) {
 			built, err := buildSpec(t, l, c.Call)
@@ -224,8 +226,8 @@ func TestSpecConstants(t *testing.T) {
 	if !reflect.DeepEqual(spec.Defaults, own) {
 		t.Errorf("defaults %v, not %v", own, spec.Defaults)
 	}
-	if ModuleNotLoadedFix != spec.ModuleNotLoaded.Fix {
-		t.Errorf("the fix differs: %q", ModuleNotLoadedFix)
+	if moduleNotLoadedFix != spec.ModuleNotLoaded.Fix {
+		t.Errorf("the fix differs: %q", moduleNotLoadedFix)
 	}
 	for _, text := range spec.ModuleNotLoaded.ServerTexts {
 		err := translate(serverError(text))
@@ -234,7 +236,7 @@ func TestSpecConstants(t *testing.T) {
 		}
 	}
 	for _, pair := range spec.WindowLabels {
-		if got := WindowLabel(msArg(pair[0])); got != pair[1] {
+		if got := windowLabel(msArg(pair[0])); got != pair[1] {
 			t.Errorf("window %v labelled %q, not %q", pair[0], got, pair[1])
 		}
 	}
@@ -266,7 +268,7 @@ func canonical(m map[string]string) map[string]string {
 
 func decisionOf(t testing.TB, sc specCall, reply specReply) Decision {
 	t.Helper()
-	built, err := buildSpec(t, New(nil), sc)
+	built, err := buildSpec(t, newLimiter(t, nil), sc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,7 +295,7 @@ func TestSpecHeaders(t *testing.T) {
 	loadSpec(t, "headers.json", &spec)
 	for _, c := range spec.Cases {
 		t.Run(c.Name, func(t *testing.T) {
-			built, err := buildSpec(t, New(nil), c.Call)
+			built, err := buildSpec(t, newLimiter(t, nil), c.Call)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -318,10 +320,10 @@ func TestSpecHeaders(t *testing.T) {
 	}
 	for _, name := range spec.BadNames {
 		var ae *ArgumentError
-		if _, err := New(nil).Fixed(ctx, "k", time.Second, 1, Name(name)); !asArgumentError(err, &ae) {
+		if _, err := newLimiter(t, nil).Fixed(ctx, "k", time.Second, 1, Name(name)); !asArgumentError(err, &ae) {
 			t.Errorf("name %q: %v", name, err)
 		}
-		if _, err := New(nil, WithName(name)).Fixed(ctx, "k", time.Second, 1); !asArgumentError(err, &ae) {
+		if _, err := New(nil, WithName(name)); !asArgumentError(err, &ae) {
 			t.Errorf("WithName %q: %v", name, err)
 		}
 	}
@@ -382,8 +384,8 @@ func TestSpecHeaderStyles(t *testing.T) {
 				added := decisionOf(t, c.Added.Call, c.Added.Reply)
 				response, _ := on.StyleHeaders(style, now)
 				response.Set("Content-Type", "text/plain")
-				fields, _ := added.StyleHeaders(style, now)
-				MergeHeaders(response, fields, style)
+				addedFields, _ := added.StyleHeaders(style, now)
+				fields.Merge(response, addedFields, string(style))
 				response.Del("Content-Type")
 				if got := headerMap(response); !reflect.DeepEqual(got, canonical(want)) {
 					t.Fatalf("%v, not %v", got, want)
@@ -397,32 +399,6 @@ func TestSpecHeaderStyles(t *testing.T) {
 			t.Errorf("style %q accepted", name)
 		}
 		// A style that is not a string cannot be given: the type is HeaderStyle.
-	}
-}
-
-func TestSpecKeys(t *testing.T) {
-	var spec struct {
-		Cases []struct {
-			Address    string `json:"address"`
-			IPv6Subnet int    `json:"ipv6_subnet"`
-			Key        string `json:"key"`
-		} `json:"cases"`
-		BadSubnets []json.RawMessage `json:"bad_subnets"`
-	}
-	loadSpec(t, "keys.json", &spec)
-	for _, c := range spec.Cases {
-		if got, err := IPKey(c.Address, c.IPv6Subnet); err != nil || got != c.Key {
-			t.Errorf("%s /%d: %q %v, not %q", c.Address, c.IPv6Subnet, got, err, c.Key)
-		}
-	}
-	for _, raw := range spec.BadSubnets {
-		var n int
-		if err := json.Unmarshal(raw, &n); err != nil {
-			continue // not an int: the parameter's type refuses it
-		}
-		if err := CheckSubnet(n); err == nil {
-			t.Errorf("subnet %d accepted", n)
-		}
 	}
 }
 
@@ -453,7 +429,7 @@ func TestSpecCache(t *testing.T) {
 				sc := spec.Call
 				sc.Args = append([]any{step.Key}, sc.Args[1:]...)
 				sc.Options = map[string]any{"peek": step.Peek}
-				built, err := buildSpec(t, New(nil), sc)
+				built, err := buildSpec(t, newLimiter(t, nil), sc)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -476,7 +452,7 @@ func TestSpecCache(t *testing.T) {
 		if err := json.Unmarshal(raw, &n); err != nil {
 			continue // not an int: the parameter's type refuses it
 		}
-		if _, err := New(nil, WithRejectionCache(n)).Reset(ctx, "k"); err == nil {
+		if _, err := New(nil, WithRejectionCache(n)); err == nil {
 			t.Errorf("size %d accepted", n)
 		}
 	}

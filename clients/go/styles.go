@@ -3,7 +3,6 @@ package winlimit
 import (
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -21,9 +20,6 @@ const (
 	// NoHeaders sends none of them (Retry-After still, on a rejection).
 	NoHeaders HeaderStyle = "none"
 )
-
-// rateLimitFields are the fields a style writes, in canonical form.
-var rateLimitFields = []string{"Ratelimit-Policy", "Ratelimit", "X-Ratelimit-Limit", "X-Ratelimit-Remaining", "X-Ratelimit-Reset", "Retry-After"}
 
 // ParseHeaderStyle reads a style by its name ("draft-11", "draft-7", "legacy", "none").
 func ParseHeaderStyle(name string) (HeaderStyle, error) {
@@ -68,69 +64,3 @@ func (d *Decision) StyleHeaders(style HeaderStyle, now time.Time) (http.Header, 
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
-
-// MergeHeaders merges added into the rate-limit fields on already has (another middleware's
-// on the same response): Draft11 lists both policies (on's first); Draft7 and Legacy keep
-// the fields of the one with the least remaining (on's on a tie); Retry-After is on's if it
-// has one. The other fields of on are left alone.
-func MergeHeaders(on http.Header, added http.Header, style HeaderStyle) {
-	if !hasAny(on) {
-		copyFields(on, added)
-		return
-	}
-	retry := on.Get("Retry-After")
-	if retry == "" {
-		retry = added.Get("Retry-After")
-	}
-	switch style {
-	case Draft11:
-		for _, k := range []string{"RateLimit-Policy", "RateLimit"} {
-			if v := on.Get(k); v != "" {
-				on.Set(k, v+", "+added.Get(k))
-			} else {
-				on.Set(k, added.Get(k))
-			}
-		}
-	case Draft7, Legacy:
-		if remaining(added, style) < remaining(on, style) {
-			for _, k := range rateLimitFields {
-				on.Del(k)
-			}
-			copyFields(on, added)
-		}
-	}
-	if retry != "" {
-		on.Set("Retry-After", retry)
-	}
-}
-
-func hasAny(h http.Header) bool {
-	for _, k := range rateLimitFields {
-		if _, ok := h[k]; ok {
-			return true
-		}
-	}
-	return false
-}
-
-func copyFields(dst, src http.Header) {
-	for k, v := range src {
-		dst[http.CanonicalHeaderKey(k)] = v
-	}
-}
-
-func remaining(h http.Header, style HeaderStyle) int64 {
-	text := h.Get("X-RateLimit-Remaining")
-	if style == Draft7 {
-		_, after, ok := strings.Cut(h.Get("RateLimit"), "remaining=")
-		if !ok {
-			return 1<<63 - 1
-		}
-		text, _, _ = strings.Cut(after, ",")
-	}
-	n, err := strconv.ParseInt(text, 10, 64)
-	if err != nil {
-		return 1<<63 - 1 // fields not of this style: any of ours has less
-	}
-	return n
-}

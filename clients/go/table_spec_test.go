@@ -107,7 +107,7 @@ func TestSpecTableTheRegistryHasNoCommandTheTableLacks(t *testing.T) {
 }
 
 func TestSpecTableEveryEditionHasEveryMethod(t *testing.T) {
-	for _, edition := range []any{&Limiter{}, &MemoryLimiter{}, &Recorder{}} {
+	for _, edition := range []any{&Limiter{}, &MemoryLimiter{}, &recorder{}} {
 		typ := reflect.TypeOf(edition)
 		for _, row := range commandTable(t) {
 			if _, has := typ.MethodByName(goMethod(*row.Method)); !has {

@@ -22,6 +22,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	winlimit "github.com/winlimit/winlimit/clients/go"
+	"github.com/winlimit/winlimit/clients/go/internal/ipkey"
 )
 
 // Check decides one call: a limiter call on key (the prefix included). fullMethod is the
@@ -31,41 +32,45 @@ type Check func(ctx context.Context, l winlimit.Deciding, key string, fullMethod
 // KeyFunc gives a call's key; "" leaves the call unlimited.
 type KeyFunc func(ctx context.Context, fullMethod string) (string, error)
 
-// Interceptors limit the calls of a gRPC server.
+// Interceptors limit the calls of a gRPC server. The limiter reports the decisions (a
+// winprom Collector given to winlimit.WithObserver counts each once).
 type Interceptors struct {
-	limiter  winlimit.Deciding
-	check    Check
-	key      KeyFunc
-	prefix   string
-	failOpen bool
-	observer winlimit.Observer
+	limiter winlimit.Deciding
+	check   Check
+	o       options
 }
 
 // Option configures Interceptors.
-type Option func(*Interceptors)
+type Option func(*options)
+
+type options struct {
+	key      KeyFunc
+	prefix   string
+	failOpen bool
+}
 
 // WithKey sets the key function (PeerKey by default: the client's address, IPv6 by /64).
-func WithKey(key KeyFunc) Option { return func(i *Interceptors) { i.key = key } }
+func WithKey(key KeyFunc) Option { return func(o *options) { o.key = key } }
 
 // WithPrefix sets the keys' prefix ("rl:").
-func WithPrefix(p string) Option { return func(i *Interceptors) { i.prefix = p } }
+func WithPrefix(p string) Option { return func(o *options) { o.prefix = p } }
 
 // FailOpen lets calls through while Redis fails (codes.Unavailable by default).
-func FailOpen() Option { return func(i *Interceptors) { i.failOpen = true } }
-
-// WithObserver reports the decisions (winprom's Collector is one).
-func WithObserver(o winlimit.Observer) Option { return func(i *Interceptors) { i.observer = o } }
+func FailOpen() Option { return func(o *options) { o.failOpen = true } }
 
 // New makes the interceptors of a limiter and a check.
 func New(limiter winlimit.Deciding, check Check, opts ...Option) (*Interceptors, error) {
 	if limiter == nil || reflect.ValueOf(limiter).IsNil() || check == nil {
 		return nil, errors.New("grpclimit: a limiter and a check are needed")
 	}
-	i := &Interceptors{limiter: limiter, check: check, key: PeerKey, prefix: winlimit.DefaultPrefix}
+	o := options{key: PeerKey, prefix: winlimit.DefaultPrefix}
 	for _, opt := range opts {
-		opt(i)
+		opt(&o)
 	}
-	return i, nil
+	if o.key == nil {
+		return nil, errors.New("grpclimit: the key function is nil")
+	}
+	return &Interceptors{limiter: limiter, check: check, o: o}, nil
 }
 
 // PeerKey keys a call by its peer's address, an IPv6 one by its /64.
@@ -78,7 +83,11 @@ func PeerKey(ctx context.Context, _ string) (string, error) {
 	if err != nil {
 		host = p.Addr.String()
 	}
-	return winlimit.IPKey(host, winlimit.DefaultIPv6Subnet)
+	key, err := ipkey.Of(host, winlimit.DefaultIPv6Subnet)
+	if err != nil {
+		return "", fmt.Errorf("grpclimit: %w", err)
+	}
+	return key, nil
 }
 
 // UnaryServerInterceptor limits unary calls.
@@ -103,25 +112,22 @@ func (i *Interceptors) StreamServerInterceptor() grpc.StreamServerInterceptor {
 
 // limit decides a call: nil lets it through; else its status.
 func (i *Interceptors) limit(ctx context.Context, method string, setHeader func(metadata.MD) error) error {
-	key, err := i.key(ctx, method)
+	key, err := i.o.key(ctx, method)
 	if err != nil {
 		return status.Error(codes.Internal, "rate limit key: "+err.Error())
 	}
 	if key == "" {
 		return nil
 	}
-	d, err := i.check(ctx, i.limiter, i.prefix+key, method)
+	d, err := i.check(ctx, i.limiter, i.o.prefix+key, method)
 	if err != nil && !winlimit.IsRedisError(err) {
 		return status.Error(codes.Internal, "rate limit check: "+err.Error())
 	}
 	if err != nil {
-		if i.failOpen {
+		if i.o.failOpen {
 			return nil
 		}
 		return status.Error(codes.Unavailable, "rate limiter unavailable")
-	}
-	if i.observer != nil {
-		i.observer.Decided(d, false)
 	}
 	if fields, err := d.Headers(); err == nil {
 		md := metadata.MD{}

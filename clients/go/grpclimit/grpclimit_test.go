@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"sync"
 	"testing"
 	"time"
 
@@ -48,7 +49,7 @@ func healthClient(t *testing.T, l winlimit.Deciding, limit int64) healthpb.Healt
 	return healthpb.NewHealthClient(conn)
 }
 
-func redisLimiter(t *testing.T) *winlimit.Limiter {
+func redisLimiter(t *testing.T, opts ...winlimit.Option) *winlimit.Limiter {
 	t.Helper()
 	srv, err := redistest.Start("redis-7.0", true)
 	if err != nil {
@@ -57,7 +58,47 @@ func redisLimiter(t *testing.T) *winlimit.Limiter {
 	t.Cleanup(srv.Close)
 	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr()})
 	t.Cleanup(func() { _ = rdb.Close() })
-	return winlimit.New(rdb)
+	l, err := winlimit.New(rdb, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// outcomes counts what the limiter reports, by outcome.
+type outcomes struct {
+	mu     sync.Mutex
+	counts map[string]int
+}
+
+func (o *outcomes) add(outcome string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.counts[outcome]++
+}
+
+func (o *outcomes) Decided(d winlimit.Decision, shadow bool) {
+	if d.Allowed {
+		o.add("allowed")
+	} else {
+		o.add("rejected")
+	}
+}
+func (o *outcomes) Failed(string)                                        { o.add("error") }
+func (o *outcomes) Timed(string, time.Duration)                          {}
+func (o *outcomes) BreakerChanged(string, winlimit.BreakerState, string) {}
+
+func TestEachCallIsReportedOnceByTheLimitersObserver(t *testing.T) {
+	seen := &outcomes{counts: map[string]int{}}
+	client := healthClient(t, redisLimiter(t, winlimit.WithObserver(seen)), 2)
+	for i := 0; i < 3; i++ {
+		_, _ = client.Check(context.Background(), &healthpb.HealthCheckRequest{})
+	}
+	seen.mu.Lock()
+	defer seen.mu.Unlock()
+	if seen.counts["allowed"] != 2 || seen.counts["rejected"] != 1 || len(seen.counts) != 2 {
+		t.Fatalf("%v", seen.counts)
+	}
 }
 
 func TestAUnaryCallOverTheLimitIsResourceExhaustedWithRetryInfo(t *testing.T) {

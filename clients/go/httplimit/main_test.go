@@ -14,6 +14,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	winlimit "github.com/winlimit/winlimit/clients/go"
 	"github.com/winlimit/winlimit/clients/go/internal/redistest"
 )
 
@@ -110,3 +111,13 @@ func (l *logLines) lines(t *testing.T) []logLine {
 }
 
 func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// limiterOf is winlimit.New, the test failing on an option it refuses.
+func limiterOf(t *testing.T, rdb redis.UniversalClient, opts ...winlimit.Option) *winlimit.Limiter {
+	t.Helper()
+	l, err := winlimit.New(rdb, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}

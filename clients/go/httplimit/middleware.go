@@ -10,6 +10,8 @@ import (
 	"time"
 
 	winlimit "github.com/winlimit/winlimit/clients/go"
+	"github.com/winlimit/winlimit/clients/go/internal/fields"
+	"github.com/winlimit/winlimit/clients/go/internal/hooks"
 )
 
 // The bodies of the middleware's own answers.
@@ -87,39 +89,41 @@ func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 	}
 	key = m.o.prefix + key
 	var limiter winlimit.Deciding = m.limiter
-	var recorder *winlimit.Recorder
+	var recorder hooks.Recorder
 	if m.o.count != CountAll || m.o.block != nil {
-		recorder = winlimit.NewRecorder(m.limiter, m.o.block)
-		limiter = recorder
+		var wrapped any
+		wrapped, recorder = hooks.NewRecorder(m.limiter, m.o.block)
+		limiter = wrapped.(winlimit.Deciding)
 	}
-	d, err := m.check(r.Context(), limiter, key, r)
+	ctx := r.Context()
+	if m.o.shadow {
+		ctx = hooks.WithShadow(ctx) // the limiter reports its rejections as shadow_rejected
+	}
+	d, err := m.check(ctx, limiter, key, r)
 	if err != nil {
 		m.failed(w, r, next, key, err)
 		return
 	}
-	fields, err := d.StyleHeaders(m.o.style, time.Now())
+	decided, err := d.StyleHeaders(m.o.style, time.Now())
 	if err != nil {
 		m.failed(w, r, next, key, err)
 		return
 	}
 	if !d.Allowed && !m.o.shadow {
-		m.observe(d, false)
-		winlimit.MergeHeaders(w.Header(), fields, m.o.style)
+		fields.Merge(w.Header(), decided, string(m.o.style))
 		m.o.onReject.ServeHTTP(w, r)
 		return
 	}
 	if !d.Allowed {
-		m.shadow(key, &d, fields)
-	} else {
-		m.observe(d, false)
+		m.shadow(key, &d, decided)
 	}
-	winlimit.MergeHeaders(w.Header(), fields, m.o.style)
+	fields.Merge(w.Header(), decided, string(m.o.style))
 	m.pass(w, r, next, recorder, d)
 }
 
 // pass serves the request and, counting by outcome, gives back the units of one that does
 // not count.
-func (m *Middleware) pass(w http.ResponseWriter, r *http.Request, next http.Handler, rec *winlimit.Recorder, d winlimit.Decision) {
+func (m *Middleware) pass(w http.ResponseWriter, r *http.Request, next http.Handler, rec hooks.Recorder, d winlimit.Decision) {
 	if rec == nil || m.o.count == CountAll || !d.Allowed {
 		next.ServeHTTP(w, r)
 		return
@@ -145,9 +149,8 @@ func (m *Middleware) pass(w http.ResponseWriter, r *http.Request, next http.Hand
 	completed = true
 }
 
-func (m *Middleware) shadow(key string, d *winlimit.Decision, fields http.Header) {
-	m.observe(*d, true)
-	fields.Del("Retry-After")
+func (m *Middleware) shadow(key string, d *winlimit.Decision, decided http.Header) {
+	decided.Del("Retry-After")
 	full, _ := d.Headers()
 	m.mu.Lock()
 	m.shadowed++
@@ -155,12 +158,6 @@ func (m *Middleware) shadow(key string, d *winlimit.Decision, fields http.Header
 	m.mu.Unlock()
 	if warning != "" {
 		m.o.logger.Warn(warning)
-	}
-}
-
-func (m *Middleware) observe(d winlimit.Decision, shadow bool) {
-	if m.o.observer != nil {
-		m.o.observer.Decided(d, shadow)
 	}
 }
 

@@ -14,11 +14,7 @@ import (
 	winlimit "github.com/winlimit/winlimit/clients/go"
 )
 
-func fixed(limit int64) Check {
-	return func(ctx context.Context, l winlimit.Deciding, key string, r *http.Request) (winlimit.Decision, error) {
-		return l.Fixed(ctx, key, time.Minute, limit)
-	}
-}
+func fixed(limit int64) Check { return Fixed(time.Minute, limit) }
 
 // serve runs mw over app on a real server; get makes a request with a real client.
 func serve(t *testing.T, mw *Middleware, app http.HandlerFunc) func(path string) (*http.Response, string) {
@@ -40,7 +36,7 @@ func serve(t *testing.T, mw *Middleware, app http.HandlerFunc) func(path string)
 func okApp(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "app") }
 
 func TestRejectedRequestsGet429WithRetryAfterAndTheFields(t *testing.T) {
-	mw, err := New(winlimit.New(shared(t)), fixed(2))
+	mw, err := New(limiterOf(t, shared(t)), fixed(2))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +54,7 @@ func TestRejectedRequestsGet429WithRetryAfterAndTheFields(t *testing.T) {
 
 func TestCountingFailuresGivesBackTheUnitsOfSuccesses(t *testing.T) {
 	rdb := shared(t)
-	mw, err := New(winlimit.New(rdb), fixed(2), WithCount(CountFailures, nil))
+	mw, err := New(limiterOf(t, rdb), fixed(2), WithCount(CountFailures, nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +78,7 @@ func TestCountingFailuresGivesBackTheUnitsOfSuccesses(t *testing.T) {
 }
 
 func TestCountingSuccessesGivesBackTheUnitsOfFailures(t *testing.T) {
-	mw, err := New(winlimit.New(shared(t)), fixed(1), WithCount(CountSuccesses, func(status int) bool { return status >= 500 }))
+	mw, err := New(limiterOf(t, shared(t)), fixed(1), WithCount(CountSuccesses, func(status int) bool { return status >= 500 }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +101,7 @@ func TestCountingSuccessesGivesBackTheUnitsOfFailures(t *testing.T) {
 }
 
 func TestTheWrappedWriterStillFlushesAndHijacks(t *testing.T) {
-	mw, err := New(winlimit.New(shared(t)), fixed(10), WithCount(CountFailures, nil))
+	mw, err := New(limiterOf(t, shared(t)), fixed(10), WithCount(CountFailures, nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +152,7 @@ func TestPerRequestLimitsAndARejectionHandler(t *testing.T) {
 		}
 		return l.Fixed(ctx, key+":"+r.Header.Get("X-Plan"), time.Minute, limit)
 	}
-	mw, err := New(winlimit.New(shared(t)), check, OnReject(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	mw, err := New(limiterOf(t, shared(t)), check, OnReject(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusTooManyRequests)
 		_, _ = io.WriteString(w, `{"error":"slow down"}`)
 	})))
@@ -192,7 +188,7 @@ func TestPerRequestLimitsAndARejectionHandler(t *testing.T) {
 }
 
 func TestTwoStackedMiddlewaresListBothPolicies(t *testing.T) {
-	l := winlimit.New(shared(t))
+	l := limiterOf(t, shared(t))
 	perSecond, _ := New(l, func(ctx context.Context, l winlimit.Deciding, key string, r *http.Request) (winlimit.Decision, error) {
 		return l.Slide(ctx, key+":s", []winlimit.Window{{Length: time.Second, Limit: 5}}, winlimit.Name("per-second"))
 	})
@@ -213,7 +209,7 @@ func TestTwoStackedMiddlewaresListBothPolicies(t *testing.T) {
 
 func TestWhileRedisIsDownTheBreakerAndFallbackDecideAtOnce(t *testing.T) {
 	srv, rdb := own(t)
-	limiter := winlimit.New(rdb, winlimit.WithFallback(winlimit.NewMemory()), winlimit.WithTimeout(200*time.Millisecond),
+	limiter := limiterOf(t, rdb, winlimit.WithFallback(winlimit.NewMemory()), winlimit.WithTimeout(200*time.Millisecond),
 		winlimit.WithBreaker(1, time.Hour), winlimit.WithLogger(discard()))
 	mw, err := New(limiter, fixed(2), WithCount(CountFailures, nil))
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	winlimit "github.com/winlimit/winlimit/clients/go"
+	"github.com/winlimit/winlimit/clients/go/internal/ipkey"
 )
 
 // Option configures a Middleware.
@@ -26,7 +27,6 @@ type options struct {
 	onReject      http.Handler
 	onError       func(w http.ResponseWriter, r *http.Request, err error)
 	logger        *slog.Logger
-	observer      winlimit.Observer
 	clock         func() float64
 	err           error
 }
@@ -66,7 +66,7 @@ func OnError(f func(w http.ResponseWriter, r *http.Request, err error)) Option {
 }
 
 // AddressKey keys a request by its connection's address (RemoteAddr): an IPv4 address
-// itself, an IPv6 one by its network of ipv6Subnet bits (winlimit.IPKey). Headers such as
+// itself, an IPv6 one by its network of ipv6Subnet bits ("2001:db8:1:2::/64"). Headers such as
 // X-Forwarded-For are not read: behind a proxy, pass a KeyFunc that trusts it.
 func AddressKey(ipv6Subnet int) KeyFunc {
 	return func(r *http.Request) (string, error) {
@@ -74,7 +74,11 @@ func AddressKey(ipv6Subnet int) KeyFunc {
 		if err != nil {
 			host = r.RemoteAddr
 		}
-		return winlimit.IPKey(host, ipv6Subnet)
+		key, err := ipkey.Of(host, ipv6Subnet)
+		if err != nil {
+			return "", fmt.Errorf("httplimit: %w", err)
+		}
+		return key, nil
 	}
 }
 
@@ -84,8 +88,8 @@ func WithKey(key KeyFunc) Option { return func(o *options) { o.key = key } }
 // WithIPv6Subnet keys by the client's address, an IPv6 one by its network of bits (1..128).
 func WithIPv6Subnet(bits int) Option {
 	return func(o *options) {
-		if err := winlimit.CheckSubnet(bits); err != nil {
-			o.fail(err)
+		if err := ipkey.CheckSubnet(bits); err != nil {
+			o.fail(fmt.Errorf("httplimit: %w", err))
 		}
 		o.key = AddressKey(bits)
 	}
@@ -98,7 +102,7 @@ func WithPrefix(prefix string) Option { return func(o *options) { o.prefix = pre
 func WithHeaders(style winlimit.HeaderStyle) Option {
 	return func(o *options) {
 		if _, err := winlimit.ParseHeaderStyle(string(style)); err != nil {
-			o.fail(err)
+			o.fail(fmt.Errorf("httplimit: %w", err))
 		}
 		o.style = style
 	}
@@ -118,7 +122,7 @@ func WithCount(count Count, isFailure func(status int) bool) Option {
 		case CountAll, CountFailures, CountSuccesses:
 			o.count = count
 		default:
-			o.fail(fmt.Errorf("winlimit: count must be all, failures or successes, not %q", string(count)))
+			o.fail(fmt.Errorf("httplimit: count must be all, failures or successes, not %q", string(count)))
 		}
 		if isFailure != nil {
 			o.isFailure = isFailure
@@ -135,14 +139,11 @@ func OnReject(h http.Handler) Option { return func(o *options) { o.onReject = h 
 // WithLogger sets where the middleware's lines go (slog.Default()).
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
 
-// WithObserver reports the middleware's decisions (shadow rejections among them).
-func WithObserver(obs winlimit.Observer) Option { return func(o *options) { o.observer = obs } }
-
 // WithShadowLogKeys bounds the keys shadow mode's warnings remember (10,000).
 func WithShadowLogKeys(n int) Option {
 	return func(o *options) {
 		if n < 1 {
-			o.fail(fmt.Errorf("winlimit: shadow log keys must be at least 1, not %d", n))
+			o.fail(fmt.Errorf("httplimit: shadow log keys must be at least 1, not %d", n))
 		}
 		o.shadowLogKeys = n
 	}

@@ -183,7 +183,7 @@ func runMiddlewareCase(t *testing.T, c middlewareCase, bodies map[string]string)
 	if v, ok := c.Options["timeout_ms"]; ok {
 		timeout = ms(v)
 	}
-	limiter := winlimit.New(rdb, winlimit.WithTimeout(timeout), winlimit.WithLogger(discard()))
+	limiter := limiterOf(t, rdb, winlimit.WithTimeout(timeout), winlimit.WithLogger(discard()))
 	var lines logLines
 	opts := []Option{WithLogger(lines.logger())}
 	if c.Options["shadow"] == true {

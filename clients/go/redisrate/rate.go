@@ -5,8 +5,8 @@
 // What differs, on purpose:
 //   - AllowAtMost is left out: granting part of a request needs a read and a write that
 //     WINLIMIT.GCRA does not make in one atomic call, and an approximation would not be exact.
-//   - A request larger than Burst can never be allowed: its RetryAfter is -1 (never), where
-//     redis_rate gives a time after which it would still be refused.
+//   - Remaining is exact: one call at 10 a second leaves 9 (redis_rate's float clock can
+//     leave 8).
 //   - Keys are "winlimit:rate:" + key (redis_rate's "rate:" keys hold its float format).
 package redisrate
 
@@ -66,7 +66,9 @@ type Limiter struct {
 // or a failover client. Like redis_rate's, it has no breaker and waits as long as the
 // client does.
 func NewLimiter(rdb redis.UniversalClient) *Limiter {
-	return &Limiter{wl: winlimit.New(rdb, winlimit.WithoutBreaker(), winlimit.WithTimeout(0), winlimit.WithName("redis_rate"))}
+	// These options are fixed and valid: New cannot refuse them.
+	wl, _ := winlimit.New(rdb, winlimit.WithoutBreaker(), winlimit.WithTimeout(0), winlimit.WithName("redis_rate"))
+	return &Limiter{wl: wl}
 }
 
 // Result is a decision in redis_rate's terms.
@@ -79,7 +81,8 @@ type Result struct {
 	// for this key given the current state.
 	Remaining int
 	// RetryAfter is the time until the next request will be permitted: -1 when the limit
-	// is not exceeded, and -1 too for a request larger than Burst, which never will be.
+	// is not exceeded. A request larger than Burst is never permitted; as redis_rate does,
+	// its RetryAfter is then the time after which it would still be refused.
 	RetryAfter time.Duration
 	// ResetAfter is the time until the bucket is full again.
 	ResetAfter time.Duration
@@ -112,8 +115,20 @@ func (l Limiter) AllowN(ctx context.Context, key string, limit Limit, n int) (*R
 		res.Allowed = n
 	case d.RetryAfter > 0:
 		res.RetryAfter = d.RetryAfter
+	default:
+		res.RetryAfter = beyondBurst(limit, n, d.ResetAfter)
 	}
 	return res, nil
+}
+
+// beyondBurst is redis_rate's RetryAfter for n events that never fit the burst: the time
+// until the bucket is full (resetAfter) plus the emission time of the n-Burst events beyond
+// it, after which the request would still be refused.
+func beyondBurst(limit Limit, n int, resetAfter time.Duration) time.Duration {
+	if limit.Rate <= 0 || n <= limit.Burst {
+		return -1
+	}
+	return resetAfter + time.Duration(int64(limit.Period)*int64(n-limit.Burst)/int64(limit.Rate))
 }
 
 // Reset gets a key back to its full bucket.

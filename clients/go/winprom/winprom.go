@@ -2,10 +2,11 @@
 // the Python and Node clients' are; the caller registers it. No key is ever a label.
 //
 //	metrics := winprom.New()
-//	prometheus.MustRegister(metrics)
-//	limiter := winlimit.New(rdb, winlimit.WithObserver(metrics))
+//	prometheus.MustRegister(metrics) // once: one Collector serves every limiter
+//	limiter, err := winlimit.New(rdb, winlimit.WithObserver(metrics))
 //
-// Pass it to the limiter or to a middleware, not both, or each request counts twice.
+// The limiter reports each decision once, with its true outcome, whoever asked: the
+// application, httplimit (shadow mode's rejections as shadow_rejected) or grpclimit.
 package winprom
 
 import (

@@ -53,7 +53,7 @@ func StartCluster(name string, n int, module bool) (*Cluster, error) {
 
 // waitReady waits until every node says cluster_state:ok.
 func (c *Cluster) waitReady(cli string) error {
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(ReadyTimeout)
 	for {
 		ok := true
 		for _, s := range c.Nodes {
@@ -67,7 +67,7 @@ func (c *Cluster) waitReady(cli string) error {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("redistest: the cluster did not become ready in 30 s")
+			return fmt.Errorf("redistest: the cluster did not become ready in %v", ReadyTimeout)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

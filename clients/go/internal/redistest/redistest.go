@@ -7,7 +7,6 @@ package redistest
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -18,6 +17,11 @@ import (
 	"syscall"
 	"time"
 )
+
+// ReadyTimeout bounds every readiness wait of the Go tests (a server answering PING, a
+// cluster agreeing, a stopped server's port closing): a wait, not a claim about speed, so
+// generous enough for a loaded 2-core machine running several suites at once.
+const ReadyTimeout = 60 * time.Second
 
 // Server is one redis-server child process.
 type Server struct {
@@ -133,7 +137,7 @@ func (s *Server) startOn(port int) error {
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	s.cmd, s.Port = cmd, port
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(ReadyTimeout)
 	for {
 		select {
 		case <-exited:
@@ -147,7 +151,7 @@ func (s *Server) startOn(port int) error {
 		}
 		if time.Now().After(deadline) {
 			_ = cmd.Process.Kill()
-			return errors.New("redistest: the server did not answer PING in 20 s")
+			return fmt.Errorf("redistest: the server did not answer PING in %v", ReadyTimeout)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -180,7 +184,7 @@ func (s *Server) Stop() {
 	}
 	_ = s.cmd.Process.Signal(syscall.SIGCONT) // a paused server cannot exit
 	_ = s.cmd.Process.Kill()
-	for i := 0; i < 500 && ping(s.Addr()) == nil; i++ {
+	for deadline := time.Now().Add(ReadyTimeout); ping(s.Addr()) == nil && time.Now().Before(deadline); {
 		time.Sleep(10 * time.Millisecond)
 	}
 	s.cmd = nil

@@ -18,13 +18,14 @@ import (
 
 func main() {
 	rdb := redis.NewClient(&redis.Options{Addr: "localhost:6379"})
-	limiter := winlimit.New(rdb, winlimit.WithFallback(winlimit.NewMemory()))
+	limiter, err := winlimit.New(rdb, winlimit.WithFallback(winlimit.NewMemory()))
+	if err != nil {
+		log.Fatal(err)
+	}
 	d, err := limiter.Slide(context.Background(), "sms:+4915112345678", []winlimit.Window{{Length: time.Hour, Limit: 3}})
 	fmt.Println(d.Allowed, err)
 	_ = redisrate.NewLimiter(rdb)
-	mw, err := httplimit.New(limiter, func(ctx context.Context, l winlimit.Deciding, key string, r *http.Request) (winlimit.Decision, error) {
-		return l.Fixed(ctx, key, time.Minute, 100)
-	})
+	mw, err := httplimit.New(limiter, httplimit.Fixed(time.Minute, 100))
 	if err != nil {
 		log.Fatal(err)
 	}
