@@ -6,7 +6,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"log"
 	"net/http"
@@ -24,7 +23,11 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	router, err := newRouter(winlimit.New(redis.NewClient(options)))
+	limiter, err := winlimit.New(redis.NewClient(options))
+	if err != nil {
+		log.Fatal(err)
+	}
+	router, err := newRouter(limiter)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -36,10 +39,7 @@ func main() {
 // newRouter serves POST /sms/{user}, limited per user.
 func newRouter(limiter *winlimit.Limiter) (http.Handler, error) {
 	// --8<-- [start:limit]
-	threePerHour, err := httplimit.New(limiter,
-		func(ctx context.Context, l winlimit.Deciding, key string, r *http.Request) (winlimit.Decision, error) {
-			return l.Slide(ctx, key, []winlimit.Window{{Length: time.Hour, Limit: 3}})
-		},
+	threePerHour, err := httplimit.New(limiter, httplimit.Slide(winlimit.Window{Length: time.Hour, Limit: 3}),
 		httplimit.WithKey(func(r *http.Request) (string, error) { return chi.URLParam(r, "user"), nil }),
 		httplimit.WithPrefix("sms:"))
 	if err != nil {
