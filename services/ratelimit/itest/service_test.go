@@ -49,7 +49,8 @@ type rls struct {
 	httpAddr  string
 	promAddr  string
 	client    pb.RateLimitServiceClient
-	exited    chan error
+	exited    chan struct{} // closed when the process has exited
+	exitErr   error
 }
 
 // env are a service's settings: upstream's names.
@@ -68,7 +69,7 @@ func startRLS(t *testing.T, redisURL string, files map[string]string, settings e
 
 func launch(t *testing.T, redisURL string, files map[string]string, settings env) (*rls, error) {
 	root := t.TempDir()
-	s := &rls{log: &lockedBuffer{}, configDir: filepath.Join(root, "ratelimit", "config"), exited: make(chan error, 1)}
+	s := &rls{log: &lockedBuffer{}, configDir: filepath.Join(root, "ratelimit", "config"), exited: make(chan struct{})}
 	if err := os.MkdirAll(s.configDir, 0o755); err != nil {
 		return nil, err
 	}
@@ -96,7 +97,7 @@ func launch(t *testing.T, redisURL string, files map[string]string, settings env
 	if err := s.cmd.Start(); err != nil {
 		return nil, err
 	}
-	go func() { s.exited <- s.cmd.Wait() }()
+	go func() { s.exitErr = s.cmd.Wait(); close(s.exited) }()
 	t.Cleanup(s.stop)
 	if err := s.waitListening(); err != nil {
 		return s, err
@@ -115,9 +116,8 @@ func (s *rls) waitListening() error {
 	deadline := time.Now().Add(readyWithin)
 	for {
 		select {
-		case err := <-s.exited:
-			s.exited <- err
-			return fmt.Errorf("the service exited (%v):\n%s", err, s.log.String())
+		case <-s.exited:
+			return fmt.Errorf("the service exited (%v):\n%s", s.exitErr, s.log.String())
 		default:
 		}
 		resp, err := http.Get("http://" + s.httpAddr + "/healthcheck")
