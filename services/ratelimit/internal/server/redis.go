@@ -1,0 +1,73 @@
+package server
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/winlimit/winlimit/services/ratelimit/internal/settings"
+)
+
+// redisClient makes the go-redis client REDIS_TYPE, REDIS_URL and REDIS_SOCKET_TYPE describe:
+// one server, a cluster from its seed list, or a sentinel group ("master,host:port,...").
+// Calls stop at their context's deadline, so REDIS_TIMEOUT bounds them exactly.
+func redisClient(s settings.Settings) (redis.UniversalClient, error) {
+	user, pass := splitAuth(s.RedisAuth)
+	tlsConf, err := redisTLS(s)
+	if err != nil {
+		return nil, err
+	}
+	network := strings.ToLower(s.RedisSocketType)
+	urls := strings.Split(s.RedisURL, ",")
+	switch s.RedisType {
+	case "CLUSTER":
+		return redis.NewClusterClient(&redis.ClusterOptions{Addrs: urls, Username: user, Password: pass, TLSConfig: tlsConf,
+			PoolSize: s.RedisPoolSize, ContextTimeoutEnabled: true}), nil
+	case "SENTINEL":
+		if len(urls) < 2 {
+			return nil, fmt.Errorf("REDIS_URL: sentinel needs \"master,host:port[,host:port...]\", not %q", s.RedisURL)
+		}
+		return redis.NewFailoverClient(&redis.FailoverOptions{MasterName: urls[0], SentinelAddrs: urls[1:], Username: user,
+			Password: pass, SentinelPassword: s.RedisSentinelAuth, TLSConfig: tlsConf, PoolSize: s.RedisPoolSize,
+			ContextTimeoutEnabled: true}), nil
+	}
+	return redis.NewClient(&redis.Options{Network: network, Addr: s.RedisURL, Username: user, Password: pass,
+		TLSConfig: tlsConf, PoolSize: s.RedisPoolSize, ContextTimeoutEnabled: true}), nil
+}
+
+// splitAuth reads REDIS_AUTH: "password", or "user:password" as upstream reads it.
+func splitAuth(auth string) (user, pass string) {
+	if u, p, ok := strings.Cut(auth, ":"); ok {
+		return u, p
+	}
+	return "", auth
+}
+
+func redisTLS(s settings.Settings) (*tls.Config, error) {
+	if !s.RedisTLS {
+		return nil, nil
+	}
+	conf := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: s.RedisTLSSkipVerify} //nolint:gosec // REDIS_TLS_SKIP_HOSTNAME_VERIFICATION asks for it
+	if s.RedisTLSCACert != "" {
+		pem, err := os.ReadFile(s.RedisTLSCACert)
+		if err != nil {
+			return nil, fmt.Errorf("REDIS_TLS_CACERT: %w", err)
+		}
+		conf.RootCAs = x509.NewCertPool()
+		if !conf.RootCAs.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("REDIS_TLS_CACERT: no certificate in %s", s.RedisTLSCACert)
+		}
+	}
+	if s.RedisTLSCert != "" {
+		cert, err := tls.LoadX509KeyPair(s.RedisTLSCert, s.RedisTLSKey)
+		if err != nil {
+			return nil, fmt.Errorf("REDIS_TLS_CLIENT_CERT: %w", err)
+		}
+		conf.Certificates = []tls.Certificate{cert}
+	}
+	return conf, nil
+}

@@ -1,0 +1,130 @@
+// Package server runs winlimit-ratelimit: the gRPC service, the HTTP endpoints, the debug
+// port, Prometheus and the configuration's reloads.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	pb "github.com/envoyproxy/go-control-plane/envoy/service/ratelimit/v3"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/redis/go-redis/v9"
+	winlimit "github.com/winlimit/winlimit/clients/go"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+
+	"github.com/winlimit/winlimit/services/ratelimit/internal/config"
+	"github.com/winlimit/winlimit/services/ratelimit/internal/service"
+	"github.com/winlimit/winlimit/services/ratelimit/internal/settings"
+)
+
+// reloadInterval is how often the configuration folder is read for changes.
+const reloadInterval = 500 * time.Millisecond
+
+// Run serves until ctx ends. A configuration that does not load, or a setting refused,
+// stops it before it listens: upstream would answer every call UNKNOWN instead.
+func Run(ctx context.Context, s settings.Settings, log *slog.Logger) error {
+	for _, w := range s.Warnings {
+		log.Warn(w)
+	}
+	dir := config.Dir{Root: s.RuntimeRoot, Subdirectory: s.RuntimeSub, App: s.RuntimeApp, IgnoreDotFiles: s.RuntimeIgnoreDotFiles}
+	files, err := dir.Read()
+	if err != nil {
+		return fmt.Errorf("reading the configuration from %s: %w", dir.Path(), err)
+	}
+	cfg, err := config.Load(files, s.MergeDomainConfig)
+	if err != nil {
+		return err
+	}
+	rdb, err := redisClient(s)
+	if err != nil {
+		return err
+	}
+	defer rdb.Close()
+	svc := service.New(newLimiter(rdb, s, log), cfg, serviceOptions(s, log))
+	log.Info("configuration loaded", "dir", dir.Path(), "files", cfg.Files, "domains", cfg.Domains())
+	go dir.Watch(ctx, reloadInterval, files, func(files []config.File) error {
+		next, err := config.Load(files, s.MergeDomainConfig)
+		if err != nil {
+			return err
+		}
+		svc.SetConfig(next)
+		log.Info("Successfully loaded new configuration", "files", next.Files, "domains", next.Domains())
+		return nil
+	}, log)
+	return serve(ctx, s, svc, rdb, log)
+}
+
+func newLimiter(rdb redis.UniversalClient, s settings.Settings, log *slog.Logger) *winlimit.Limiter {
+	opts := []winlimit.Option{winlimit.WithName("ratelimit"), winlimit.WithTimeout(s.RedisTimeout), winlimit.WithLogger(log)}
+	if s.LocalCacheSizeInBytes > 0 {
+		// The client's rejection cache counts lines, not bytes: about 128 bytes a line.
+		opts = append(opts, winlimit.WithRejectionCache(max(1, s.LocalCacheSizeInBytes/128)))
+	}
+	return winlimit.New(rdb, opts...)
+}
+
+func serviceOptions(s settings.Settings, log *slog.Logger) service.Options {
+	o := service.Options{KeyPrefix: s.CacheKeyPrefix, GlobalShadow: s.GlobalShadowMode, NearLimitRatio: s.NearLimitRatio, Logger: log}
+	if s.HeadersEnabled {
+		o.Headers = &service.HeaderNames{Limit: s.HeaderLimit, Remaining: s.HeaderRemaining, Reset: s.HeaderReset}
+	}
+	if s.UsePrometheus {
+		o.Stats = newMetrics(prometheus.DefaultRegisterer)
+	}
+	return o
+}
+
+// serve listens on every port, then waits for ctx or the first server to fail.
+func serve(ctx context.Context, s settings.Settings, svc *service.Service, rdb redis.UniversalClient, log *slog.Logger) error {
+	grpcServer := grpc.NewServer()
+	pb.RegisterRateLimitServiceServer(grpcServer, svc)
+	healthpb.RegisterHealthServer(grpcServer, health.NewServer())
+	servers := []*http.Server{
+		{Addr: hostPort(s.Host, s.Port), Handler: mainMux(svc, rdb, s.RedisTimeout)},
+		{Addr: hostPort(s.DebugHost, s.DebugPort), Handler: debugMux(svc)},
+	}
+	if s.UsePrometheus {
+		mux := http.NewServeMux()
+		mux.Handle(s.PrometheusPath, promhttp.Handler())
+		servers = append(servers, &http.Server{Addr: s.PrometheusAddr, Handler: mux})
+	}
+	failed := make(chan error, len(servers)+1)
+	grpcListener, err := net.Listen("tcp", hostPort(s.GrpcHost, s.GrpcPort))
+	if err != nil {
+		return err
+	}
+	go func() { failed <- grpcServer.Serve(grpcListener) }()
+	for _, hs := range servers {
+		l, err := net.Listen("tcp", hs.Addr)
+		if err != nil {
+			grpcServer.Stop()
+			return err
+		}
+		go func() { failed <- hs.Serve(l) }()
+	}
+	log.Info("listening", "grpc", grpcListener.Addr().String(), "http", servers[0].Addr, "debug", servers[1].Addr)
+	select {
+	case <-ctx.Done():
+		err = nil
+	case err = <-failed:
+	}
+	grpcServer.GracefulStop()
+	for _, hs := range servers {
+		_ = hs.Close()
+	}
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return err
+}
+
+func hostPort(host string, port int) string { return net.JoinHostPort(host, strconv.Itoa(port)) }

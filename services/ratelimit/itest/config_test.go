@@ -1,0 +1,87 @@
+package itest
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestARequestForADomainNoFileDefinesIsOKWithNoLimit(t *testing.T) {
+	s := startRLS(t, moduleEdition.url(t), map[string]string{"api.yaml": perMinute}, nil)
+	expect(t, "unknown domain", s.ask(t, request("nobody", entries("user", "u"))), ok, want{code: ok})
+}
+
+func TestAChangedFileIsReloadedWhileTheServiceRuns(t *testing.T) {
+	url := moduleEdition.url(t)
+	s := startRLS(t, url, map[string]string{"api.yaml": perMinute}, nil)
+	user := request("api", entries("user", "u"))
+	expect(t, "before", s.ask(t, user), ok, want{code: ok, remaining: 2, perUnit: 3})
+	s.write(t, "api.yaml", strings.Replace(perMinute, "requests_per_unit: 3", "requests_per_unit: 7", 1))
+	s.waitLog(t, "Successfully loaded new configuration")
+	if got := s.ask(t, user).GetStatuses()[0].GetCurrentLimit().GetRequestsPerUnit(); got != 7 {
+		t.Fatalf("after the reload the limit is %d", got)
+	}
+}
+
+func TestABrokenFileKeepsTheLastGoodConfigurationAndLogsWhy(t *testing.T) {
+	url := moduleEdition.url(t)
+	s := startRLS(t, url, map[string]string{"api.yaml": perMinute}, nil)
+	s.write(t, "api.yaml", perMinute+"    colour: red\n")
+	s.waitLog(t, "config.api.yaml: config error, unknown key 'colour'")
+	resp := s.ask(t, request("api", entries("user", "u")))
+	expect(t, "after the broken file", resp, ok, want{code: ok, remaining: 2, perUnit: 3})
+}
+
+// startFails runs the service with files and settings and wants it to exit, saying why.
+func startFails(t *testing.T, files map[string]string, settings env, why string) {
+	t.Helper()
+	s, err := launch(t, moduleEdition.url(t), files, settings)
+	if err == nil {
+		t.Fatalf("the service started:\n%s", s.log.String())
+	}
+	select {
+	case <-s.exited:
+		if ee, isExit := s.exitErr.(*exec.ExitError); !isExit || ee.ExitCode() == 0 {
+			t.Fatalf("exit: %v", s.exitErr)
+		}
+	case <-time.After(readyWithin):
+		t.Fatal("the service did not exit")
+	}
+	if !strings.Contains(s.log.String(), why) {
+		t.Fatalf("the log does not say %q:\n%s", why, s.log.String())
+	}
+}
+
+func TestAnUnknownKeyAtStartStopsTheServiceWithUpstreamsMessage(t *testing.T) {
+	startFails(t, map[string]string{"api.yaml": perMinute + "    colour: red\n"}, nil, "config.api.yaml: config error, unknown key 'colour'")
+}
+
+func TestQuotaModeInAFileIsRefusedByName(t *testing.T) {
+	file := strings.Replace(perMinute, "  - key: plan\n", "  - key: plan\n    quota_mode: true\n", 1)
+	startFails(t, map[string]string{"api.yaml": file}, nil, "quota_mode is not supported")
+}
+
+func TestAnUnsupportedSettingIsRefusedByName(t *testing.T) {
+	for name, value := range map[string]string{"BACKEND_TYPE": "memcache", "REDIS_PERSECOND": "true", "QUOTA_MODE": "true",
+		"RESPONSE_DYNAMIC_METADATA": "true", "CONFIG_TYPE": "GRPC_XDS_SOTW"} {
+		t.Run(name, func(t *testing.T) {
+			startFails(t, map[string]string{"api.yaml": perMinute}, env{name: value}, name)
+		})
+	}
+}
+
+func TestStatsdLeftAtUpstreamsDefaultGetsOneWarningAndTheServiceStarts(t *testing.T) {
+	s := startRLS(t, moduleEdition.url(t), map[string]string{"api.yaml": perMinute}, env{"USE_STATSD": "true"})
+	if n := strings.Count(s.log.String(), "statsd is not supported"); n != 1 {
+		t.Fatalf("%d statsd warnings:\n%s", n, s.log.String())
+	}
+}
+
+func TestDomainsInSeveralFilesAreRefusedUnlessMerged(t *testing.T) {
+	other := "domain: api\ndescriptors:\n  - key: team\n    rate_limit:\n      unit: hour\n      requests_per_unit: 9\n"
+	files := map[string]string{"api.yaml": perMinute, "team.yaml": other}
+	startFails(t, files, nil, "duplicate domain 'api' in config file")
+	s := startRLS(t, moduleEdition.url(t), files, env{"MERGE_DOMAIN_CONFIG": "true"})
+	expect(t, "merged", s.ask(t, request("api", entries("team", "t"))), ok, want{code: ok, remaining: 8, perUnit: 9})
+}

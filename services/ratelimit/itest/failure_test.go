@@ -1,0 +1,110 @@
+package itest
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// answerFast is the longest an answer may take once the breaker is open.
+const answerFast = 5 * time.Millisecond
+
+func (s *rls) askCode(t *testing.T) (codes.Code, time.Duration) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	started := time.Now()
+	_, err := s.client.ShouldRateLimit(ctx, request("api", entries("user", "f")))
+	return status.Code(err), time.Since(started)
+}
+
+// untilUnavailable asks until the answer is UNAVAILABLE (the breaker opens after a few
+// calls bounded by REDIS_TIMEOUT), then wants the next answers UNAVAILABLE within answerFast.
+func untilUnavailable(t *testing.T, s *rls) {
+	t.Helper()
+	deadline := time.Now().Add(readyWithin)
+	for code, took := s.askCode(t); ; code, took = s.askCode(t) {
+		if code == codes.Unavailable && took < answerFast {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("still %v after %v", code, readyWithin)
+		}
+	}
+	for i := 0; i < 10; i++ {
+		if code, took := s.askCode(t); code != codes.Unavailable || took > answerFast {
+			t.Fatalf("answer %d: %v in %v", i, code, took)
+		}
+	}
+}
+
+func untilOK(t *testing.T, s *rls) {
+	t.Helper()
+	deadline := time.Now().Add(readyWithin)
+	for code, _ := s.askCode(t); code != codes.OK; code, _ = s.askCode(t) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no recovery in %v: %v", readyWithin, code)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func health(t *testing.T, s *rls) int {
+	t.Helper()
+	resp, err := http.Get("http://" + s.httpAddr + "/healthcheck")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+func TestAStoppedRedisIsUnavailableAtOnceThenRecovers(t *testing.T) {
+	srv, err := startRedis("redis-7.0", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.close()
+	s := startRLS(t, srv.addr(), map[string]string{"api.yaml": perHour}, env{"REDIS_TIMEOUT": "200ms"})
+	untilOK(t, s)
+	if err := srv.pause(); err != nil {
+		t.Fatal(err)
+	}
+	untilUnavailable(t, s)
+	if code := health(t, s); code != http.StatusInternalServerError {
+		t.Fatalf("healthcheck %d with Redis stopped", code)
+	}
+	if err := srv.resume(); err != nil {
+		t.Fatal(err)
+	}
+	untilOK(t, s)
+}
+
+func TestAKilledRedisIsUnavailableAndUnhealthyThenRecoversWhenRestarted(t *testing.T) {
+	srv, err := startRedis("redis-7.0", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.close()
+	s := startRLS(t, srv.addr(), map[string]string{"api.yaml": perHour}, env{"REDIS_TIMEOUT": "200ms"})
+	untilOK(t, s)
+	if code := health(t, s); code != http.StatusOK {
+		t.Fatalf("healthcheck %d with Redis up", code)
+	}
+	srv.kill()
+	untilUnavailable(t, s)
+	if code := health(t, s); code != http.StatusInternalServerError {
+		t.Fatalf("healthcheck %d with Redis killed", code)
+	}
+	if err := srv.restart(); err != nil {
+		t.Fatal(err)
+	}
+	untilOK(t, s)
+	if code := health(t, s); code != http.StatusOK {
+		t.Fatalf("healthcheck %d after the restart", code)
+	}
+}
