@@ -80,7 +80,7 @@ public class WinlimitAutoConfiguration {
     @ConditionalOnBean(AsyncLimiter.class)
     public RateLimits winlimitRateLimits(AsyncLimiter limiter, WinlimitProperties properties) {
         Map<String, RatePolicy> policies = new LinkedHashMap<>();
-        properties.getPolicies().forEach((name, policy) -> policies.put(name, RatePolicy.of(name, policy)));
+        properties.getPolicies().forEach((name, policy) -> policies.put(name, RatePolicy.of(name, policy, properties.getMaxLimit())));
         return new RateLimits(limiter, policies, properties.getPrefix());
     }
 }

@@ -132,6 +132,35 @@ class GatewayTest {
     }
 
     @Test
+    void aSlideRouteAboveTheServersMaxLimitStopsTheStartNamingTheSetting() {
+        String all = chain(assertThrows(Exception.class, () -> start(redis.port(), "spring.profiles.active=hugeroute")));
+        assertTrue(all.contains("route huge: winlimit-rate-limiter.windows[0].limit 100000 is above the server's "
+                + "winlimit.max-limit (10000)"), all);
+    }
+
+    @Test
+    void aSlideRouteAboveTheMaxLimitWithABucketIsServed() {
+        HttpResponse<String> passed = get("/bucketed/e");
+        assertEquals(200, passed.statusCode());
+        assertEquals("\"winlimit\";q=100000;w=1", header(passed, "RateLimit-Policy"));
+        // The reset is the bucketed log's: the window, rounded up to the buckets it spans.
+        assertTrue(header(passed, "RateLimit").startsWith("\"winlimit\";r=99999;t="), header(passed, "RateLimit"));
+    }
+
+    @Test
+    void anOptionWrittenWithoutThePrefixStopsTheStartNamingIt() {
+        String all = chain(assertThrows(Exception.class, () -> start(redis.port(), "spring.profiles.active=unprefixed")));
+        assertTrue(all.contains("route open: the RequestRateLimiter argument fail-open is winlimit's and is read only "
+                + "with its prefix: write winlimit-rate-limiter.fail-open"), all);
+    }
+
+    @Test
+    void anUnknownArgumentUnderThePrefixStopsTheStartNamingIt() {
+        String all = chain(assertThrows(Exception.class, () -> start(redis.port(), "spring.profiles.active=unknownarg")));
+        assertTrue(all.contains("route open: winlimit-rate-limiter.fail-opn is not an option of winlimit's rate limiter"), all);
+    }
+
+    @Test
     @Order(Integer.MAX_VALUE)
     void withTheServerStoppedItFailsClosedWith503OrOpenByOption() {
         assertEquals(200, get("/open/d").statusCode());

@@ -21,7 +21,6 @@ import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
 import org.springframework.web.server.WebFilterChain;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Schedulers;
 
 /**
  * Limits the requests of @RateLimit handler methods on WebFlux, as the servlet interceptor does,
@@ -72,7 +71,9 @@ public final class RateLimitWebFilter implements WebFilter, Ordered {
         if (key == null) {
             return chain.filter(exchange);
         }
-        return offTheIoThreads(Mono.fromFuture(() -> guard.decide(policy, key)))
+        // No thread hop: the limiter dispatches on Lettuce's async API and never blocks, so what
+        // follows runs on the thread that completed the call, as with Spring's reactive Redis.
+        return Mono.fromFuture(() -> guard.decide(policy, key))
                 .flatMap(verdict -> answer(exchange, chain, verdict));
     }
 
@@ -84,15 +85,8 @@ public final class RateLimitWebFilter implements WebFilter, Ordered {
         if (verdict.rejected()) {
             return rejection.reject(exchange, verdict.decision());
         }
-        exchange.getResponse().beforeCommit(() -> offTheIoThreads(Mono.fromFuture(() -> guard.settle(verdict, status(exchange)))));
+        exchange.getResponse().beforeCommit(() -> Mono.fromFuture(() -> guard.settle(verdict, status(exchange))));
         return chain.filter(exchange);
-    }
-
-    /** The limiter's call is made on a thread that may wait (Spring Data's connection factory
-     * can block for a connection, which on Redis's own I/O thread would never end), and what
-     * follows runs on Reactor's parallel threads, not on the Redis client's. */
-    static <T> Mono<T> offTheIoThreads(Mono<T> call) {
-        return call.subscribeOn(Schedulers.boundedElastic()).publishOn(Schedulers.parallel());
     }
 
     private static Integer status(ServerWebExchange exchange) {
