@@ -202,8 +202,9 @@ bench-node-breaker: node-deps | release-so
 # The Java client (clients/java, Maven): the shared cases of clients/spec and every method over
 # Lettuce, Jedis and Spring Data Redis, on servers the tests start from .cache/: Redis 7.0 with
 # the module and without it (Functions), Redis 6.2 and 6.0 (the scripts), a 3-primary cluster;
-# the Spring Boot starter in real MVC (Tomcat) and WebFlux (Netty) apps, on Boot 3.5 and again
-# on Boot 4.0 (winlimit-spring-boot4-tests), a real Spring Cloud Gateway; then the jars
+# the Spring Boot starter in real MVC and WebFlux apps, on Boot 3.5 and again on Boot 4.0
+# (winlimit-spring-boot4-tests), a real Spring Cloud Gateway on Boot 3.5 + Spring Cloud 2025.0
+# and on Boot 4.0 + 2025.1 (winlimit-spring-cloud-gateway-boot4-tests); then the jars
 # installed into ~/.m2 and clients/java/consumer built from there alone and run once.
 # Online, never -o: Maven fetches only the pinned versions, and only once into ~/.m2. An offline
 # step fails on a new machine for any plugin or provider that no earlier step happened to
