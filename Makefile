@@ -12,7 +12,7 @@ LIBRARY_ITESTS := $(addprefix itest-functions-,$(FUNCTION_SERVERS)) $(addprefix 
 # The released module (make dist): linked against glibc 2.17, no debug info.
 RELEASE_SO := $(CURDIR)/target/x86_64-unknown-linux-gnu/dist/libwinlimit.so
 
-.PHONY: all build lua deps servers release-so test unit itest itest-all itest-clients $(addprefix itest-,$(SERVERS)) itest-valkey itest-library $(LIBRARY_ITESTS) itest-client itest-limits lua-clients itest-node itest-go bench-go node-deps itest-java java-deps dist itest-dist lint docs run bench bench-many-keys bench-breaker bench-instr bench-node-breaker fuzz clean ci-cold
+.PHONY: all build lua deps servers release-so test unit itest itest-all itest-clients $(addprefix itest-,$(SERVERS)) itest-valkey itest-library $(LIBRARY_ITESTS) itest-client itest-limits lua-clients itest-node itest-go bench-go bench-java node-deps itest-java java-deps dist itest-dist lint docs run bench bench-many-keys bench-breaker bench-instr bench-node-breaker fuzz clean ci-cold
 
 all: build
 
@@ -130,6 +130,15 @@ itest-go: lua-clients
 # The Go client's overhead over a bare go-redis call (benchmarks, not a gate).
 bench-go: lua-clients
 	cd clients/go && go test -run '^$$' -bench . -benchmem -count 3 . ./redisrate
+
+# The Java limiter's overhead over a bare Lettuce dispatch of the same WINLIMIT.FIXED line, sync
+# and async, with JMH (pinned, from Maven Central) and -prof gc; not part of make test. Results:
+# bench/results/java-overhead.json (raw) and .md.
+bench-java: export WINLIMIT_MODULE ?= $(RELEASE_SO)
+bench-java: java-deps | release-so
+	scripts/fetch-servers.sh redis-7.0
+	cd clients/java && mvn -B -q install -DskipTests -pl winlimit-core -am
+	bench/java/run.sh
 
 # The library built into both clients (scripts/embed-lua.py): the Python package's data and
 # the Node package's src/lua.ts, from lua/winlimit.lua.
