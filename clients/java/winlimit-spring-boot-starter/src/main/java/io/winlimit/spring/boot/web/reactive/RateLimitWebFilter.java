@@ -21,6 +21,7 @@ import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
 import org.springframework.web.server.WebFilterChain;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * Limits the requests of @RateLimit handler methods on WebFlux, as the servlet interceptor does,
@@ -71,9 +72,11 @@ public final class RateLimitWebFilter implements WebFilter, Ordered {
         if (key == null) {
             return chain.filter(exchange);
         }
-        // No thread hop: the limiter dispatches on Lettuce's async API and never blocks, so what
-        // follows runs on the thread that completed the call, as with Spring's reactive Redis.
-        return Mono.fromFuture(() -> guard.decide(policy, key))
+        // Subscribed on the caller's thread: the limiter dispatches on Lettuce's async API and
+        // never blocks, so nothing needs boundedElastic. The application's handler then runs on
+        // Reactor's parallel threads, not on Lettuce's I/O thread: a handler that blocks there
+        // would stall every Redis reply of the application (seen as requests hanging on Tomcat).
+        return Mono.fromFuture(() -> guard.decide(policy, key)).publishOn(Schedulers.parallel())
                 .flatMap(verdict -> answer(exchange, chain, verdict));
     }
 
