@@ -12,7 +12,7 @@ LIBRARY_ITESTS := $(addprefix itest-functions-,$(FUNCTION_SERVERS)) $(addprefix 
 # The released module (make dist): linked against glibc 2.17, no debug info.
 RELEASE_SO := $(CURDIR)/target/x86_64-unknown-linux-gnu/dist/libwinlimit.so
 
-.PHONY: all build lua deps servers release-so test unit itest itest-all itest-clients $(addprefix itest-,$(SERVERS)) itest-valkey itest-library $(LIBRARY_ITESTS) itest-client itest-limits lua-clients itest-node itest-go bench-go node-deps itest-java java-deps dist itest-dist lint docs docs-site examples-test examples-deps run bench bench-many-keys bench-breaker bench-instr bench-node-breaker fuzz clean ci-cold
+.PHONY: all build lua deps servers release-so test unit itest itest-all itest-clients $(addprefix itest-,$(SERVERS)) itest-valkey itest-library $(LIBRARY_ITESTS) itest-client itest-limits lua-clients itest-node itest-go bench-go bench-java itest-rls node-deps itest-java java-deps dist itest-dist lint docs docs-site examples-test examples-deps run bench bench-many-keys bench-breaker bench-instr bench-node-breaker fuzz clean ci-cold
 
 all: build
 
@@ -142,6 +142,15 @@ BENCHSTAT := golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 bench-go: lua-clients
 	BENCHSTAT=$(BENCHSTAT) scripts/bench-go.sh
 
+# The Java limiter's overhead over a bare Lettuce dispatch of the same WINLIMIT.FIXED line, sync
+# and async, with JMH (pinned, from Maven Central) and -prof gc; not part of make test. Results:
+# bench/results/java-overhead.json (raw) and .md.
+bench-java: export WINLIMIT_MODULE ?= $(RELEASE_SO)
+bench-java: java-deps | release-so
+	scripts/fetch-servers.sh redis-7.0
+	cd clients/java && mvn -B -q install -DskipTests -pl winlimit-core -am
+	bench/java/run.sh
+
 # The library built into both clients (scripts/embed-lua.py): the Python package's data and
 # the Node package's src/lua.ts, from lua/winlimit.lua.
 lua-clients:
@@ -232,8 +241,9 @@ bench-node-breaker: node-deps | release-so
 # The Java client (clients/java, Maven): the shared cases of clients/spec and every method over
 # Lettuce, Jedis and Spring Data Redis, on servers the tests start from .cache/: Redis 7.0 with
 # the module and without it (Functions), Redis 6.2 and 6.0 (the scripts), a 3-primary cluster;
-# the Spring Boot starter in real MVC (Tomcat) and WebFlux (Netty) apps, on Boot 3.5 and again
-# on Boot 4.0 (winlimit-spring-boot4-tests), a real Spring Cloud Gateway; then the jars
+# the Spring Boot starter in real MVC and WebFlux apps, on Boot 3.5 and again on Boot 4.0
+# (winlimit-spring-boot4-tests), a real Spring Cloud Gateway on Boot 3.5 + Spring Cloud 2025.0
+# and on Boot 4.0 + 2025.1 (winlimit-spring-cloud-gateway-boot4-tests); then the jars
 # installed into ~/.m2 and clients/java/consumer built from there alone and run once.
 # Online, never -o: Maven fetches only the pinned versions, and only once into ~/.m2. An offline
 # step fails on a new machine for any plugin or provider that no earlier step happened to

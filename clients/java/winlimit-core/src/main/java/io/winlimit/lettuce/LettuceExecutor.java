@@ -1,5 +1,6 @@
 package io.winlimit.lettuce;
 
+import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -129,6 +130,12 @@ public final class LettuceExecutor implements RedisExecutor {
     @Override
     public String nodeOf(byte[] key) {
         return cluster == null ? "" : nodeServing(key).getNodeId();
+    }
+
+    /** Whether the connection was closed for good (not merely disconnected: Lettuce reconnects
+     * on its own, and a reconnecting connection stays the one to use). */
+    public boolean isClosed() {
+        return connection instanceof RedisChannelHandler<?, ?> handler && handler.isClosed();
     }
 
     @Override

@@ -17,16 +17,29 @@ import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisCluster;
 
 /**
- * The executor over Spring Data Redis: each command borrows a connection from the factory,
- * sends through the native client under it (Lettuce or Jedis, single server or cluster) and
- * gives the connection back. Spring's own {@code RedisConnection.execute} is not used: it
- * reads the reply of a command it does not know as one value, and winlimit's are arrays.
+ * The executor over Spring Data Redis. Spring's own {@code RedisConnection.execute} is not
+ * used: it reads the reply of a command it does not know as one value, and winlimit's are
+ * arrays. Commands go through the native client under the factory instead:
+ *
+ * <ul>
+ *   <li>Lettuce: the factory's native connection (its shared one, by default), taken once and
+ *   kept, so a call borrows nothing and never blocks: it is dispatched on Lettuce's own async
+ *   API, and in a cluster a key's node is read from the cluster's partitions. Taken again only
+ *   if that connection was closed for good (the factory was reset); a connection that is
+ *   merely reconnecting stays the one to use.
+ *   <li>Jedis (blocking, so servlet applications only): each command borrows a connection from
+ *   the factory and gives it back.
+ * </ul>
  */
 public final class SpringDataExecutor implements RedisExecutor {
     private final RedisConnectionFactory factory;
     private final boolean lettuce;
-    // Whether the factory's connections are cluster connections, once seen: a single server is
-    // one node, named without borrowing a connection.
+    // Lettuce: the native connection every command goes through, and the Spring connection
+    // that holds it (kept open: with a pooling factory, closing it would give the native one back).
+    private volatile LettuceExecutor lettuceExecutor;
+    private RedisConnection heldConnection;
+    // Jedis: whether the factory's connections are cluster connections, once seen: a single
+    // server is one node, named without borrowing a connection.
     private volatile Boolean cluster;
 
     public SpringDataExecutor(RedisConnectionFactory factory) {
@@ -62,20 +75,53 @@ public final class SpringDataExecutor implements RedisExecutor {
 
     @Override
     public CompletableFuture<Object> send(RedisCommand command) {
-        return withExecutor(executor -> executor.send(command));
+        if (lettuce) {
+            LettuceExecutor executor;
+            try {
+                executor = lettuceExecutor();
+            } catch (RuntimeException e) {
+                return CompletableFuture.failedFuture(new RedisUnavailableException(String.valueOf(e.getMessage()), e));
+            }
+            return executor.send(command);
+        }
+        return withBorrowed(executor -> executor.send(command));
     }
 
     @Override
     public String nodeOf(byte[] key) {
+        if (lettuce) {
+            return lettuceExecutor().nodeOf(key);
+        }
         if (Boolean.FALSE.equals(cluster)) {
             return "";
         }
-        return withExecutor(executor -> CompletableFuture.completedFuture((Object) executor.nodeOf(key))).join().toString();
+        return withBorrowed(executor -> CompletableFuture.completedFuture((Object) executor.nodeOf(key))).join().toString();
+    }
+
+    /** The factory's native Lettuce connection, taken on the first call (the factory may not be
+     * started before) and again only once it was closed for good. */
+    private LettuceExecutor lettuceExecutor() {
+        LettuceExecutor known = lettuceExecutor;
+        if (known != null && !known.isClosed()) {
+            return known;
+        }
+        synchronized (this) {
+            if (lettuceExecutor == null || lettuceExecutor.isClosed()) {
+                RedisConnection connection = factory.getConnection();
+                RedisExecutor executor = nativeExecutor(connection.getNativeConnection());
+                if (heldConnection != null) {
+                    heldConnection.close();
+                }
+                heldConnection = connection;
+                lettuceExecutor = (LettuceExecutor) executor;
+            }
+            return lettuceExecutor;
+        }
     }
 
     /** Runs {@code use} with the native client of a borrowed connection, given back once the
      * future completes. */
-    private CompletableFuture<Object> withExecutor(Function<RedisExecutor, CompletableFuture<Object>> use) {
+    private CompletableFuture<Object> withBorrowed(Function<RedisExecutor, CompletableFuture<Object>> use) {
         RedisConnection connection;
         try {
             connection = factory.getConnection();

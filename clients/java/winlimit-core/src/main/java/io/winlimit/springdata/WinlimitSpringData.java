@@ -6,6 +6,7 @@ import io.winlimit.LimiterConfig;
 import io.winlimit.ReactiveLimiter;
 import org.springframework.data.redis.connection.ReactiveRedisConnectionFactory;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
@@ -37,16 +38,18 @@ public final class WinlimitSpringData {
         return new AsyncLimiter(new SpringDataExecutor(factory), config);
     }
 
-    /** The reactive limiter over a reactive factory (Spring Data Redis's LettuceConnectionFactory). */
+    /** The reactive limiter over a reactive factory (Spring Data Redis's LettuceConnectionFactory):
+     * each call is dispatched on the factory's native Lettuce connection, taken once, with no
+     * connection borrowed per call and no thread hop. */
     public static ReactiveLimiter reactiveLimiter(ReactiveRedisConnectionFactory factory) {
         return reactiveLimiter(factory, LimiterConfig.defaults());
     }
 
     public static ReactiveLimiter reactiveLimiter(ReactiveRedisConnectionFactory factory, LimiterConfig config) {
-        if (!(factory instanceof RedisConnectionFactory both)) {
+        if (!(factory instanceof LettuceConnectionFactory lettuce)) {
             throw new IllegalArgumentException("winlimit's reactive limiter works with Spring Data Redis's "
                     + "LettuceConnectionFactory, not " + (factory == null ? "null" : factory.getClass().getName()));
         }
-        return asyncLimiter(both, config).reactive();
+        return asyncLimiter(lettuce, config).reactive();
     }
 }

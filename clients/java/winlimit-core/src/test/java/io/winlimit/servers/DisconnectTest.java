@@ -1,5 +1,6 @@
 package io.winlimit.servers;
 
+import io.winlimit.support.Readiness;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -100,7 +101,7 @@ class DisconnectTest {
     }
 
     private static Decision awaitAnswer(Limiter limiter, String key) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        long deadline = System.nanoTime() + Readiness.DEADLINE.toNanos();
         while (true) {
             try {
                 return limiter.fixed(key, Duration.ofMinutes(1), 5);

@@ -1,5 +1,6 @@
 package io.winlimit.servers;
 
+import io.winlimit.support.Readiness;
 import io.winlimit.support.Repo;
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -75,7 +76,7 @@ public final class RedisServer implements AutoCloseable {
         process = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(dir.resolve("server.log").toFile()).start();
         RUNNING.add(this);
         this.port = port;
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        long deadline = System.nanoTime() + Readiness.DEADLINE.toNanos();
         while (true) {
             if (!process.isAlive()) {
                 RUNNING.remove(this);
@@ -91,7 +92,7 @@ public final class RedisServer implements AutoCloseable {
             }
             if (System.nanoTime() > deadline) {
                 stop();
-                throw new IOException(name + " did not answer within 20 s");
+                throw new IOException(name + " did not answer within " + Readiness.DEADLINE.toSeconds() + " s");
             }
             sleep(10);
         }

@@ -2,6 +2,7 @@ package io.winlimit.spring.boot;
 
 import io.winlimit.AsyncLimiter;
 import io.winlimit.model.Decision;
+import io.winlimit.model.WinlimitException;
 import java.util.Map;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -19,11 +20,19 @@ public final class RateLimits {
     private final AsyncLimiter limiter;
     private final Map<String, RatePolicy> policies;
     private final String prefix;
+    private final WinlimitMeters meters;
 
     public RateLimits(AsyncLimiter limiter, Map<String, RatePolicy> policies, String prefix) {
+        this(limiter, policies, prefix, WinlimitMeters.NONE);
+    }
+
+    /** @param meters what counts each decision of {@link #decide} and {@link #check}, as the web
+     *     requests' decisions are counted */
+    public RateLimits(AsyncLimiter limiter, Map<String, RatePolicy> policies, String prefix, WinlimitMeters meters) {
         this.limiter = limiter;
         this.policies = Map.copyOf(policies);
         this.prefix = prefix;
+        this.meters = meters;
     }
 
     /** The policy of that name; IllegalArgumentException naming the known ones if none. */
@@ -67,7 +76,17 @@ public final class RateLimits {
 
     /** {@link #decide(String, String)}, asynchronously. */
     public CompletionStage<Decision> decideAsync(String policy, String key) {
-        return policy(policy).check(limiter, prefix + key);
+        RatePolicy rp = policy(policy);
+        long started = System.nanoTime();
+        return rp.check(limiter, prefix + key).whenComplete((decision, error) -> {
+            if (decision != null) {
+                meters.decided(rp.name(), decision, rp.shadow() && !decision.allowed(), System.nanoTime() - started);
+            } else if (error instanceof WinlimitException || error.getCause() instanceof WinlimitException) {
+                // Redis failed or gave no answer in time (the limiter fails with nothing else
+                // for those); any other error is a bug and is not a decision's outcome.
+                meters.failed(rp.name());
+            }
+        });
     }
 
     public AsyncLimiter limiter() {

@@ -19,6 +19,9 @@ import java.util.concurrent.CompletionStage;
  */
 public final class RatePolicy {
     private static final int MAX_WINDOWS = 8;
+    /** The server's winlimit.max-limit unless it was raised (the module's default; the Lua
+     * library's fixed bound). */
+    public static final long DEFAULT_MAX_LIMIT = 10_000;
 
     private final String name;
     private final Algorithm algorithm;
@@ -36,7 +39,7 @@ public final class RatePolicy {
     private final boolean shadow;
     private final Duration timeout;
 
-    private RatePolicy(String name, PolicyProperties p) {
+    private RatePolicy(String name, PolicyProperties p, long maxLimit) {
         this.name = name;
         this.algorithm = p.getAlgorithm();
         this.windows = windows(name, p);
@@ -53,11 +56,17 @@ public final class RatePolicy {
         this.shadow = p.isShadow();
         this.timeout = p.getTimeout();
         check(p);
+        checkExactLog(maxLimit);
     }
 
     /** The policy {@code name} of these properties; IllegalArgumentException naming the bad one. */
     public static RatePolicy of(String name, PolicyProperties properties) {
-        return new RatePolicy(name, properties);
+        return new RatePolicy(name, properties, DEFAULT_MAX_LIMIT);
+    }
+
+    /** The same, on a server whose winlimit.max-limit is {@code maxLimit}. */
+    public static RatePolicy of(String name, PolicyProperties properties, long maxLimit) {
+        return new RatePolicy(name, properties, maxLimit);
     }
 
     /** Records {@code cost} units for {@code key} (the prefix included). */
@@ -156,6 +165,23 @@ public final class RatePolicy {
         // as it builds a call: build its options now, so a bad policy stops the start, not a request.
         algorithm.options(this);
         common(SlideOptions.defaults(), false);
+    }
+
+    /** A slide limit the server would refuse on every call (one log entry per unit, at most
+     * winlimit.max-limit) stops the start here, not every request with a 503. */
+    private void checkExactLog(long maxLimit) {
+        if (algorithm != Algorithm.SLIDE || bucket != null) {
+            return;
+        }
+        for (int i = 0; i < windows.size(); i++) {
+            long limit = windows.get(i).limit();
+            if (limit > maxLimit) {
+                throw bad(name, "windows[" + i + "].limit", limit + " is above the server's winlimit.max-limit ("
+                        + maxLimit + "): slide keeps one entry per unit and the server would refuse every call. "
+                        + "Give the policy a bucket (e.g. bucket: 1s, approximate and one number per bucket), or use "
+                        + "fixed or gcra, or raise max-limit on the server and winlimit.max-limit to match");
+            }
+        }
     }
 
     private static HeaderStyle style(String name, String headers) {

@@ -2,6 +2,7 @@ package io.winlimit.spring.boot;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -194,6 +195,18 @@ abstract class AbstractWebTest {
         for (JsonNode tag : metric("winlimit.decisions", null).path("availableTags")) {
             assertFalse(tag.path("values").toString().contains("127.0.0.1"), "a key is never a tag");
         }
+    }
+
+    @Test
+    void aPolicyCheckedFromCodeIsCountedOncePerDecisionAsARequestIs() {
+        RateLimits limits = app.getBean(RateLimits.class);
+        double allowed = decisions("api", "allowed");
+        double rejected = decisions("api", "rejected");
+        assertTrue(limits.decide("api", "from-code").allowed());
+        assertTrue(limits.check("api", "from-code").allowed());
+        assertThrows(RateLimitExceededException.class, () -> limits.check("api", "from-code"));
+        assertEquals(allowed + 2, decisions("api", "allowed"));
+        assertEquals(rejected + 1, decisions("api", "rejected"));
     }
 
     @Test

@@ -78,9 +78,10 @@ public class WinlimitAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnBean(AsyncLimiter.class)
-    public RateLimits winlimitRateLimits(AsyncLimiter limiter, WinlimitProperties properties) {
+    public RateLimits winlimitRateLimits(AsyncLimiter limiter, WinlimitProperties properties,
+                                         ObjectProvider<WinlimitMeters> meters) {
         Map<String, RatePolicy> policies = new LinkedHashMap<>();
-        properties.getPolicies().forEach((name, policy) -> policies.put(name, RatePolicy.of(name, policy)));
-        return new RateLimits(limiter, policies, properties.getPrefix());
+        properties.getPolicies().forEach((name, policy) -> policies.put(name, RatePolicy.of(name, policy, properties.getMaxLimit())));
+        return new RateLimits(limiter, policies, properties.getPrefix(), meters.getIfAvailable(() -> WinlimitMeters.NONE));
     }
 }

@@ -4,6 +4,7 @@ import io.winlimit.breaker.BreakerOptions;
 import io.winlimit.http.IpKeys;
 import io.winlimit.http.MiddlewareDefaults;
 import io.winlimit.model.BackendChoice;
+import io.winlimit.spring.boot.RatePolicy;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -54,8 +55,19 @@ public class WinlimitProperties {
     /** What decides while Redis fails or the breaker is open: none (fail closed or open, per policy) or memory (an in-process limiter with the module's decisions, counted per process). */
     private String fallback = "none";
 
+    /** The server's winlimit.max-limit: the largest limit a slide policy without bucket may have (the exact log keeps one entry per unit, and the server refuses a larger limit on every call). Raise it only with the server's own setting. */
+    private long maxLimit = RatePolicy.DEFAULT_MAX_LIMIT;
+
     /** The policies, by name: @RateLimit("name") and the programmatic calls name them. */
     private Map<String, PolicyProperties> policies = new LinkedHashMap<>();
+
+    public long getMaxLimit() {
+        return maxLimit;
+    }
+
+    public void setMaxLimit(long maxLimit) {
+        this.maxLimit = maxLimit;
+    }
 
     public boolean isEnabled() {
         return enabled;

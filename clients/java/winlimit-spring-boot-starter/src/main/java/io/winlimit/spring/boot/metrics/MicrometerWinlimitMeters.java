@@ -7,6 +7,7 @@ import io.micrometer.core.instrument.Timer;
 import io.winlimit.model.Backend;
 import io.winlimit.model.Decision;
 import io.winlimit.spring.boot.WinlimitMeters;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -36,6 +37,10 @@ public final class MicrometerWinlimitMeters implements WinlimitMeters {
     private final Timer callTime;
     private final Map<String, AtomicLong> lowest = new ConcurrentHashMap<>();
     private final Map<String, Map<String, Integer>> breakerStates = new ConcurrentHashMap<>();
+    // Each meter built and registered once, on its first use, then only incremented (as
+    // resilience4j's TaggedRateLimiterMetrics binds its meters once): a decision allocates none.
+    private final Map<List<String>, Counter> decisions = new ConcurrentHashMap<>();
+    private final Map<List<String>, Counter> transitions = new ConcurrentHashMap<>();
 
     public MicrometerWinlimitMeters(MeterRegistry registry) {
         this.registry = registry;
@@ -54,8 +59,9 @@ public final class MicrometerWinlimitMeters implements WinlimitMeters {
 
     @Override
     public void breakerChanged(String limiter, String node, int state, String to, String cause) {
-        Counter.builder("winlimit.breaker.transitions").description("The circuit breaker's changes of state")
-                .tag("limiter", limiter).tag("to", to).tag("cause", cause).register(registry).increment();
+        transitions.computeIfAbsent(List.of(limiter, to, cause), tags -> Counter.builder("winlimit.breaker.transitions")
+                .description("The circuit breaker's changes of state")
+                .tag("limiter", limiter).tag("to", to).tag("cause", cause).register(registry)).increment();
         breakerStates.computeIfAbsent(limiter, this::breakerGauge).put(node, state);
     }
 
@@ -87,8 +93,9 @@ public final class MicrometerWinlimitMeters implements WinlimitMeters {
     }
 
     private void count(String policy, String outcome) {
-        Counter.builder("winlimit.decisions").description("Rate-limit decisions by policy and outcome")
-                .tag("policy", policy).tag("outcome", outcome).register(registry).increment();
+        decisions.computeIfAbsent(List.of(policy, outcome), tags -> Counter.builder("winlimit.decisions")
+                .description("Rate-limit decisions by policy and outcome")
+                .tag("policy", policy).tag("outcome", outcome).register(registry)).increment();
     }
 
     /** A gauge that forgets on read: the lowest remaining since the last read (NaN: none seen). */

@@ -81,6 +81,13 @@ public class Endpoints {
         return "app";
     }
 
+    /** The name of the thread the handler runs on. */
+    @RateLimit("api")
+    @GetMapping("/thread")
+    public String thread() {
+        return Thread.currentThread().getName();
+    }
+
     @GetMapping("/free")
     public String free() {
         return "app";

@@ -13,6 +13,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.winlimit.support.Readiness;
+
 /**
  * A real redis-server from the project's .cache/ with the module loaded, on a free loopback
  * port, stopped by its PID. The server is WINLIMIT_SERVER_BIN (default .cache/redis-7.0), the
@@ -52,7 +54,7 @@ public final class RedisServer implements AutoCloseable {
                 Process process = new ProcessBuilder(command).redirectErrorStream(true)
                         .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
                 RedisServer server = new RedisServer(process, port);
-                if (server.awaitPing(Duration.ofSeconds(20))) {
+                if (server.awaitPing(Readiness.DEADLINE)) {
                     return server;
                 }
                 server.close();

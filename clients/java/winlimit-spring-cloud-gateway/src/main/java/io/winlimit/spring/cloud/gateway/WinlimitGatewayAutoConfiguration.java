@@ -43,6 +43,7 @@ import reactor.core.publisher.Mono;
 @ConditionalOnClass(AbstractRateLimiter.class)
 @ConditionalOnBean(AsyncLimiter.class)
 public class WinlimitGatewayAutoConfiguration {
+    private static final String REQUEST_RATE_LIMITER = "RequestRateLimiter";
 
     /** Primary: the gateway also makes its RedisRateLimiter (its condition looks for that type
      * only), and the RequestRateLimiter filter takes the one RateLimiter it is given. */
@@ -54,7 +55,7 @@ public class WinlimitGatewayAutoConfiguration {
                                                    ObjectProvider<ConfigurationService> configurationService) {
         RequestGuard guard = new RequestGuard(limiter, properties.getPrefix(), properties.getTimeout(),
                 meters.getIfAvailable(() -> WinlimitMeters.NONE), new ShadowLog());
-        return new WinlimitRateLimiter(limiter, guard, configurationService.getIfAvailable());
+        return new WinlimitRateLimiter(limiter, guard, configurationService.getIfAvailable(), properties.getMaxLimit());
     }
 
     /** The client's address as the key, as the other winlimit middleware have it. */
@@ -72,8 +73,8 @@ public class WinlimitGatewayAutoConfiguration {
         };
     }
 
-    /** Binds and checks every route's winlimit-rate-limiter.* arguments now: a bad one stops the
-     * start (the gateway itself would log it and drop the route's limit). */
+    /** Binds and checks every route's RequestRateLimiter arguments now: a bad one stops the
+     * start (the gateway itself would log it and drop the route's limit, or ignore it). */
     @Bean
     public ApplicationListener<ContextRefreshedEvent> winlimitGatewayRoutesCheck(WinlimitRateLimiter winlimitRateLimiter,
                                                                                  ObjectProvider<RouteDefinitionLocator> routes) {
@@ -81,6 +82,9 @@ public class WinlimitGatewayAutoConfiguration {
             for (RouteDefinition route : locator.getRouteDefinitions().collectList().block()) {
                 for (FilterDefinition filter : route.getFilters()) {
                     Map<String, Object> args = new LinkedHashMap<>(filter.getArgs());
+                    if (REQUEST_RATE_LIMITER.equals(filter.getName())) {
+                        RouteArguments.check(route.getId(), args);
+                    }
                     boolean ours = args.keySet().stream()
                             .anyMatch(k -> k.startsWith(WinlimitRateLimiter.CONFIGURATION_PROPERTY_NAME + "."));
                     if (ours) {

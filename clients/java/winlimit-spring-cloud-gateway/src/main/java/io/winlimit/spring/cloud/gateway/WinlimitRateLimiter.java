@@ -19,7 +19,6 @@ import io.winlimit.spring.boot.autoconfigure.PolicyProperties;
 import io.winlimit.spring.boot.web.RequestGuard;
 import io.winlimit.spring.boot.web.Verdict;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Schedulers;
 
 /**
  * A {@code RateLimiter} for Spring Cloud Gateway's {@code RequestRateLimiter} filter, with its
@@ -39,8 +38,11 @@ import reactor.core.scheduler.Schedulers;
  * request. Each route counts under its own key ({@code prefix + routeId + ":" + key}), so two
  * routes never share or overwrite each other's limits. Every response gets the draft-11
  * fields, a rejection Retry-After too. When Redis fails the request is answered 503 (fail
- * closed), or let through with {@code fail-open: true}; either way it is logged and counted.
- * A route's bad configuration stops the application's start.
+ * closed), or let through with {@code winlimit-rate-limiter.fail-open: true}; either way it is
+ * logged and counted. A route's bad configuration stops the application's start: a bad value,
+ * an unknown argument under the prefix, one of these options written without it, or a slide
+ * limit above the server's {@code winlimit.max-limit} (which the server would refuse on every
+ * request).
  */
 public class WinlimitRateLimiter extends AbstractRateLimiter<WinlimitRateLimiter.Config> {
     /** The prefix of this limiter's arguments in a route's filter. */
@@ -48,11 +50,19 @@ public class WinlimitRateLimiter extends AbstractRateLimiter<WinlimitRateLimiter
 
     private final RequestGuard guard;
     private final Map<String, RatePolicy> policies = new ConcurrentHashMap<>();
+    private final long maxLimit;
 
     public WinlimitRateLimiter(AsyncLimiter limiter, RequestGuard guard, ConfigurationService configurationService) {
+        this(limiter, guard, configurationService, RatePolicy.DEFAULT_MAX_LIMIT);
+    }
+
+    /** @param maxLimit the server's winlimit.max-limit: a slide route above it is refused at start */
+    public WinlimitRateLimiter(AsyncLimiter limiter, RequestGuard guard, ConfigurationService configurationService,
+                               long maxLimit) {
         super(Config.class, CONFIGURATION_PROPERTY_NAME, configurationService);
         limiter.reactive(); // IllegalStateException, with the reason, for a blocking client (Jedis)
         this.guard = guard;
+        this.maxLimit = maxLimit;
     }
 
     @Override
@@ -60,7 +70,7 @@ public class WinlimitRateLimiter extends AbstractRateLimiter<WinlimitRateLimiter
         super.onApplicationEvent(event);
         Config config = getConfig().get(event.getRouteId());
         if (config != null) {
-            policies.put(event.getRouteId(), config.policy(event.getRouteId()));
+            policies.put(event.getRouteId(), config.policy(event.getRouteId(), maxLimit));
         }
     }
 
@@ -68,9 +78,9 @@ public class WinlimitRateLimiter extends AbstractRateLimiter<WinlimitRateLimiter
     public Mono<Response> isAllowed(String routeId, String id) {
         return Mono.defer(() -> {
             RatePolicy policy = policy(routeId);
-            // Called on a thread that may wait for a connection; answered on Reactor's, not Redis's.
-            return Mono.fromFuture(() -> guard.decide(policy, routeId + ":" + id))
-                    .subscribeOn(Schedulers.boundedElastic()).publishOn(Schedulers.parallel()).flatMap(this::response);
+            // No thread hop: the call is dispatched on Lettuce's async API and never blocks, as
+            // Spring Cloud Gateway's own RedisRateLimiter does through the reactive template.
+            return Mono.fromFuture(() -> guard.decide(policy, routeId + ":" + id)).flatMap(this::response);
         });
     }
 
@@ -82,7 +92,7 @@ public class WinlimitRateLimiter extends AbstractRateLimiter<WinlimitRateLimiter
                 throw new IllegalStateException("route " + id + " has no " + CONFIGURATION_PROPERTY_NAME
                         + ".* arguments: give its RequestRateLimiter filter at least one window");
             }
-            return config.policy(id);
+            return config.policy(id, maxLimit);
         });
     }
 
@@ -106,7 +116,7 @@ public class WinlimitRateLimiter extends AbstractRateLimiter<WinlimitRateLimiter
         private String name;
 
         /** The route's policy; IllegalArgumentException naming the bad argument. */
-        RatePolicy policy(String routeId) {
+        RatePolicy policy(String routeId, long maxLimit) {
             PolicyProperties p = new PolicyProperties();
             p.setAlgorithm(algorithm);
             p.setWindows(windows);
@@ -118,7 +128,7 @@ public class WinlimitRateLimiter extends AbstractRateLimiter<WinlimitRateLimiter
             p.setShadow(shadow);
             p.setName(name);
             try {
-                return RatePolicy.of(routeId, p);
+                return RatePolicy.of(routeId, p, maxLimit);
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException("route " + routeId + ": " + e.getMessage()
                         .replace("winlimit.policies." + routeId + ".", CONFIGURATION_PROPERTY_NAME + "."), e);

@@ -72,7 +72,11 @@ public final class RateLimitWebFilter implements WebFilter, Ordered {
         if (key == null) {
             return chain.filter(exchange);
         }
-        return offTheIoThreads(Mono.fromFuture(() -> guard.decide(policy, key)))
+        // Subscribed on the caller's thread: the limiter dispatches on Lettuce's async API and
+        // never blocks, so nothing needs boundedElastic. The application's handler then runs on
+        // Reactor's parallel threads, not on Lettuce's I/O thread: a handler that blocks there
+        // would stall every Redis reply of the application (seen as requests hanging on Tomcat).
+        return Mono.fromFuture(() -> guard.decide(policy, key)).publishOn(Schedulers.parallel())
                 .flatMap(verdict -> answer(exchange, chain, verdict));
     }
 
@@ -84,15 +88,8 @@ public final class RateLimitWebFilter implements WebFilter, Ordered {
         if (verdict.rejected()) {
             return rejection.reject(exchange, verdict.decision());
         }
-        exchange.getResponse().beforeCommit(() -> offTheIoThreads(Mono.fromFuture(() -> guard.settle(verdict, status(exchange)))));
+        exchange.getResponse().beforeCommit(() -> Mono.fromFuture(() -> guard.settle(verdict, status(exchange))));
         return chain.filter(exchange);
-    }
-
-    /** The limiter's call is made on a thread that may wait (Spring Data's connection factory
-     * can block for a connection, which on Redis's own I/O thread would never end), and what
-     * follows runs on Reactor's parallel threads, not on the Redis client's. */
-    static <T> Mono<T> offTheIoThreads(Mono<T> call) {
-        return call.subscribeOn(Schedulers.boundedElastic()).publishOn(Schedulers.parallel());
     }
 
     private static Integer status(ServerWebExchange exchange) {
