@@ -35,7 +35,7 @@ test: deps servers unit dist itest-all itest-dist itest-clients examples-test
 
 # The clients' suites side by side (each mostly waits on its servers, HTTP round trips and,
 # for limits' own tests, their sleeps).
-CLIENT_ITESTS := itest-client itest-node itest-limits itest-go itest-java
+CLIENT_ITESTS := itest-client itest-node itest-limits itest-go itest-java itest-rls
 itest-clients:
 	$(MAKE) --no-print-directory -j$(words $(CLIENT_ITESTS)) --output-sync=target $(CLIENT_ITESTS)
 
@@ -134,6 +134,17 @@ itest-go: lua-clients
 		go test -race -shuffle=on -count=1 -p 1 ./...) || exit 1; done
 	cd clients/go && GOTOOLCHAIN=$(GO_OLDEST) go vet ./... && GOTOOLCHAIN=$(GO_OLDEST) go test -count=1 -p 1 ./...
 	scripts/redis-rate-tests.sh
+
+# winlimit-ratelimit (services/ratelimit), the drop-in for envoyproxy/ratelimit: go vet,
+# staticcheck (pinned) and its suite, which builds the service and asks it over gRPC as Envoy
+# does, on Redis 7.0 with the module, 7.0 without it (Functions), 6.2 (scripts) and a
+# 3-primary cluster; servers from .cache on free ports, stopped by PID.
+itest-rls: export WINLIMIT_MODULE ?= $(RELEASE_SO)
+itest-rls: export WINLIMIT_CACHE := $(CURDIR)/.cache
+itest-rls: | release-so
+itest-rls:
+	scripts/fetch-servers.sh redis-6.2 redis-7.0
+	cd services/ratelimit && go vet ./... && go run $(STATICCHECK) ./... && go test -count=1 -p 1 ./...
 
 # The Go client's overhead over a bare go-redis call (benchmarks, not a gate): the limiter on a
 # default go-redis client and on a tuned one, beside rdb.Do, in interleaved passes

@@ -49,7 +49,11 @@ func Run(ctx context.Context, s settings.Settings, log *slog.Logger) error {
 		return err
 	}
 	defer rdb.Close()
-	svc := service.New(newLimiter(rdb, s, log), cfg, serviceOptions(s, log))
+	limiter, err := newLimiter(rdb, s, log)
+	if err != nil {
+		return err
+	}
+	svc := service.New(limiter, cfg, serviceOptions(s, log))
 	log.Info("configuration loaded", "dir", dir.Path(), "files", cfg.Files, "domains", cfg.Domains())
 	go dir.Watch(ctx, reloadInterval, files, func(files []config.File) error {
 		next, err := config.Load(files, s.MergeDomainConfig)
@@ -63,7 +67,7 @@ func Run(ctx context.Context, s settings.Settings, log *slog.Logger) error {
 	return serve(ctx, s, svc, rdb, log)
 }
 
-func newLimiter(rdb redis.UniversalClient, s settings.Settings, log *slog.Logger) *winlimit.Limiter {
+func newLimiter(rdb redis.UniversalClient, s settings.Settings, log *slog.Logger) (*winlimit.Limiter, error) {
 	opts := []winlimit.Option{winlimit.WithName("ratelimit"), winlimit.WithTimeout(s.RedisTimeout), winlimit.WithLogger(log)}
 	if s.LocalCacheSizeInBytes > 0 {
 		// The client's rejection cache counts lines, not bytes: about 128 bytes a line.
