@@ -200,10 +200,10 @@ def test_events_are_those_of_set_pxat_then_bitfield(server, r):
     ev = KeyEvents(server.new_client())
     try:
         assert ev.events(lambda: bucket(r, "k", W, 5)) == [("set", "k"), ("expire", "k")]
-        # The same bucket again (or the next one, whose slot the ring grows for: the module
-        # sets the grown ring keeping its expiry, the library by SET ... PXAT, which Redis
-        # announces as set and expire).
-        grown = [("set", "k"), ("expire", "k")] if editions.LIBRARY else [("set", "k")]
+        # The same bucket again (or the next one, whose slot the ring grows for: both editions
+        # store the grown ring as SET ... PXAT with the key's expiry, which Redis announces as
+        # set and expire; the module's WriteKey::set_string_expiring notifies the same two).
+        grown = [("set", "k"), ("expire", "k")]
         assert ev.events(lambda: bucket(r, "k", W, 5)) in ([("setbit", "k")], grown)
     finally:
         ev.close()
