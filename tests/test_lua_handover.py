@@ -181,23 +181,23 @@ def twins(r, library, source, command, *args):
     ms from the copies to the reads (retried until it is): (module reply, library reply), each
     with the copy's value and absolute expiry after the call. Only the server clock differs
     between runs, so within one ms both editions must answer and store alike."""
-    # A loaded machine may stretch many tries past a ms, Redis 6.0's most (its copies are five
-    # round trips inside the ms).
+    # A loaded machine may stretch tries past a ms; each is one round trip, so few do.
     return within_one_ms(f"{command} on {source}", twins_once, r, library, source, command, *args)
 
 
 def twins_once(r, library, source, command, *args):
-    """One try of `twins`: None when it straddled a ms."""
+    """One try of `twins`: None when it straddled a ms. The copies, calls and reads go in one
+    pipeline between two TIMEs, so a try costs one round trip on every server."""
     r.delete("m", "l")
-    started = r.time()
-    pipe = r.pipeline(transaction=False)
-    if REDIS_60:  # no COPY: DUMP and RESTORE, which a key expiring meanwhile may miss
+    if REDIS_60:  # no COPY: the source, read before the try, is RESTOREd at its absolute expiry
         at, value = pexpiretime(r, source), r.dump(source)
-        for key in ("m", "l"):
-            if value is not None and at != -2:
-                r.restore(key, max(at, 0), value, absttl=at > 0)
-    else:
-        pipe.copy(source, "m").copy(source, "l")
+    pipe = r.pipeline(transaction=False)
+    pipe.time()
+    for key in ("m", "l"):
+        if not REDIS_60:
+            pipe.copy(source, key)
+        elif value is not None and at != -2:  # RESTORE past its expiry creates no key, as COPY
+            pipe.restore(key, max(at, 0), value, absttl=at > 0)
     pipe.execute_command(command, "m", *args)
     pipe.execute_command(*library.args(command, "l", *args))
     pipe.dump("m").dump("l")
@@ -205,6 +205,7 @@ def twins_once(r, library, source, command, *args):
         pipe.pttl(key) if REDIS_62 else pipe.execute_command("PEXPIRETIME", key)
     pipe.time()
     results = pipe.execute(raise_on_error=False)
+    started = results[0]
     module_reply, library_reply, m_dump, l_dump, m_exp, l_exp, ended = results[-7:]
     if ms_of(started) == ms_of(ended):
         return (module_reply, m_dump, m_exp), (library_reply, l_dump, l_exp)
