@@ -12,7 +12,7 @@ LIBRARY_ITESTS := $(addprefix itest-functions-,$(FUNCTION_SERVERS)) $(addprefix 
 # The released module (make dist): linked against glibc 2.17, no debug info.
 RELEASE_SO := $(CURDIR)/target/x86_64-unknown-linux-gnu/dist/libwinlimit.so
 
-.PHONY: all build lua deps servers release-so test unit itest itest-all itest-clients $(addprefix itest-,$(SERVERS)) itest-valkey itest-library $(LIBRARY_ITESTS) itest-client itest-limits lua-clients itest-node itest-go bench-go node-deps itest-java java-deps dist itest-dist lint docs run bench bench-many-keys bench-breaker bench-instr bench-node-breaker fuzz clean ci-cold
+.PHONY: all build lua deps servers release-so test unit itest itest-all itest-clients $(addprefix itest-,$(SERVERS)) itest-valkey itest-library $(LIBRARY_ITESTS) itest-client itest-limits lua-clients itest-node itest-go bench-go itest-rls node-deps itest-java java-deps dist itest-dist lint docs run bench bench-many-keys bench-breaker bench-instr bench-node-breaker fuzz clean ci-cold
 
 all: build
 
@@ -35,7 +35,7 @@ test: deps servers unit dist itest-all itest-dist itest-clients
 
 # The clients' suites side by side (each mostly waits on its servers, HTTP round trips and,
 # for limits' own tests, their sleeps).
-CLIENT_ITESTS := itest-client itest-node itest-limits itest-go itest-java
+CLIENT_ITESTS := itest-client itest-node itest-limits itest-go itest-java itest-rls
 itest-clients:
 	$(MAKE) --no-print-directory -j$(words $(CLIENT_ITESTS)) --output-sync=target $(CLIENT_ITESTS)
 
@@ -126,6 +126,17 @@ itest-go bench-go: | release-so
 itest-go: lua-clients
 	scripts/fetch-servers.sh redis-6.0 redis-6.2 redis-7.0
 	cd clients/go && go vet ./... && go run $(STATICCHECK) ./... && go test -race -shuffle=on -count=1 -p 1 ./...
+
+# winlimit-ratelimit (services/ratelimit), the drop-in for envoyproxy/ratelimit: go vet,
+# staticcheck (pinned) and its suite, which builds the service and asks it over gRPC as Envoy
+# does, on Redis 7.0 with the module, 7.0 without it (Functions), 6.2 (scripts) and a
+# 3-primary cluster; servers from .cache on free ports, stopped by PID.
+itest-rls: export WINLIMIT_MODULE ?= $(RELEASE_SO)
+itest-rls: export WINLIMIT_CACHE := $(CURDIR)/.cache
+itest-rls: | release-so
+itest-rls:
+	scripts/fetch-servers.sh redis-6.2 redis-7.0
+	cd services/ratelimit && go vet ./... && go run $(STATICCHECK) ./... && go test -count=1 -p 1 ./...
 
 # The Go client's overhead over a bare go-redis call (benchmarks, not a gate).
 bench-go: lua-clients

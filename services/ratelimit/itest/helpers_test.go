@@ -93,15 +93,6 @@ func (s *rls) sequence(t *testing.T, steps []step) error {
 	return nil
 }
 
-// repeat is n copies of a step.
-func repeat(n int, st step) []step {
-	out := make([]step, n)
-	for i := range out {
-		out[i] = st
-	}
-	return out
-}
-
 var unlimitedStatus = want{code: ok, remaining: math.MaxUint32}
 
 // serverNow is the Redis server's clock: the windows are aligned on it.
