@@ -38,6 +38,11 @@ scripts/embed-lua.py
 .venv/bin/python -m build --no-isolation --sdist --wheel --outdir dist clients/python >/dev/null
 rm -rf clients/python/build
 
+# winlimit-ratelimit (services/ratelimit): one static Linux x86-64 binary, what
+# services/ratelimit/Dockerfile copies into an image of its own.
+(cd services/ratelimit && CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go build -trimpath -ldflags "-s -w" \
+    -o "../../dist/winlimit-ratelimit-$version-linux-amd64" ./cmd/winlimit-ratelimit)
+
 (cd dist && sha256sum -- * > SHA256SUMS)
 echo "make-dist: dist/ for winlimit $version:"
 (cd dist && cat SHA256SUMS)

@@ -23,7 +23,19 @@ def test_dist_holds_the_tarball_the_deb_the_wheel_the_sdist_and_the_sums(dist, v
         f"winlimit-{version}.lua",
         f"winlimit-{version}-py3-none-any.whl",
         f"winlimit-{version}.tar.gz",
+        f"winlimit-ratelimit-{version}-linux-amd64",
     ])
+
+
+def test_the_rate_limit_service_is_one_static_binary_that_runs(dist, version):
+    binary = os.path.join(dist, f"winlimit-ratelimit-{version}-linux-amd64")
+    with open(binary, "rb") as f:
+        elf = f.read()
+    assert elf[:4] == b"\x7fELF" and b"/lib64/ld-linux" not in elf  # no dynamic loader asked for
+    # With no configuration folder it refuses to start and says where it looked.
+    out = subprocess.run([binary], env={"RUNTIME_ROOT": "/nonexistent", "USE_STATSD": "false"},
+                         capture_output=True, text=True, timeout=30)
+    assert out.returncode != 0 and "/nonexistent/config" in out.stderr
 
 
 def test_sha256sum_checks_every_other_file(dist):
