@@ -5,6 +5,7 @@ import time
 
 from kit.durability import SHAPES, Tally, hammer, recorded
 from kit.keyspace import server_ms
+from kit.ready import wait_until
 
 
 CLIENTS_PER_SHAPE = 2   # one key each: 8 clients hammering SLIDE, FIXED, BUCKET and GCRA
@@ -28,6 +29,10 @@ def crash_under_load(start_server, fsync, then_seconds=0.0):
     threads = [threading.Thread(target=hammer, args=(s, name, key, tally, stop)) for name, key, tally in keys]
     for t in threads:
         t.start()
+    # A loaded machine may not schedule every client within LOAD_SECONDS: the load runs until
+    # each has had a unit acknowledged (or stopped, to show its error), then LOAD_SECONDS more.
+    wait_until(lambda: all(tally.acked or not t.is_alive() for (*_, tally), t in zip(keys, threads)),
+               what="a first acknowledged unit per client")
     time.sleep(LOAD_SECONDS)
     noted = [tally.acked for _, _, tally in keys]
     time.sleep(then_seconds)
