@@ -18,6 +18,7 @@ import winlimit
 import winlimit.memory
 from conftest import BACKEND, MODULE, cluster_limiter_over, limiter_over
 from kit.cluster import Cluster
+from kit.ready import CALL_TIMEOUT
 from kit.server import free_port
 from proxy import CountingProxy
 from winlimit.metrics import Metrics
@@ -118,9 +119,8 @@ def test_a_hung_cluster_node_falls_back_alone(cluster, flavour):
     hung = cluster.nodes[0]
     on_hung = [k for k in keys if cluster.owner(key_slot(k.encode())) is hung]
     assert on_hung and len(on_hung) < len(keys)
-    # The hung node costs one timeout (its breaker opens at the first failure), so the timeout
-    # can be long enough that a loaded machine never makes a healthy node miss it.
-    with cluster_limiter_over(flavour, hung.port, backend=BACKEND, timeout=2.0, failures=1, open_ms=OPEN_MS,
+    # The hung node costs one timeout: its breaker opens at the first failure.
+    with cluster_limiter_over(flavour, hung.port, backend=BACKEND, timeout=CALL_TIMEOUT, failures=1, open_ms=OPEN_MS,
                               fallback=winlimit.memory.Limiter()) as limiter:
         assert {limiter.fixed(k, W, 10).backend for k in keys} != {"memory"}  # every node's backend is known
         # CLIENT PAUSE stops the node answering clients, not the cluster bus: no failover.

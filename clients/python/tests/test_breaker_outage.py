@@ -35,7 +35,7 @@ from proxy import CountingProxy
 from winlimit import asgi, wsgi
 from winlimit.metrics import Metrics
 
-from kit.ready import READY_TIMEOUT
+from kit.ready import CALL_TIMEOUT, READY_TIMEOUT
 
 LIMIT = 3
 BLOCK_MS = 600_000
@@ -157,11 +157,11 @@ def test_while_open_nothing_is_sent_and_the_fallback_decides_as_redis_does(frame
     make_app, serve, make_limiter = FRAMEWORKS[framework]
     redis_server, proxy = proxied
     limiter = make_limiter(proxy.port, open_ms=30_000, fallback=winlimit.memory.Limiter())
-    app = make_app(limiter, check=three_a_minute, key_func=by_user, count="failures", block_ms=BLOCK_MS, timeout=0.2)
+    app = make_app(limiter, check=three_a_minute, key_func=by_user, count="failures", block_ms=BLOCK_MS, timeout=CALL_TIMEOUT)
     with serve(app) as http:
         by_redis = sequence(http, "a")
         with outage(redis_server, mode):
-            # Three calls fail (refused, or no answer in 0.2 s), each decided by the fallback.
+            # Three calls fail (refused, or no answer in CALL_TIMEOUT), each decided by the fallback.
             assert [seen(http.get("/ok", headers={"X-User": "b"}))[:2] for _ in range(3)] == [(200, LIMIT - 1)] * 3
             assert limiter.breakers.of("").state == "open"
             sent, connections = proxy.count, proxy.connections
@@ -191,11 +191,11 @@ def test_one_probe_per_open_period_under_50_concurrent_requests_then_redis_again
     breaker = limiter.breakers.of("")
     probes = []
     breaker.listeners.append(lambda _b, to, cause: probes.append(to) if to == "half_open" else None)
-    app = make_app(limiter, check=lambda lim, key: lim.fixed(key, 60_000, 1000), key_func=by_user, timeout=0.5)
+    app = make_app(limiter, check=lambda lim, key: lim.fixed(key, 60_000, 1000), key_func=by_user, timeout=CALL_TIMEOUT)
     with serve(app) as http, concurrent.futures.ThreadPoolExecutor(50) as pool:
         assert http.get("/ok", headers={"X-User": "a"}).status_code == 200
         with outage(redis_server, "hung"):
-            assert http.get("/ok", headers={"X-User": "a"}).status_code == 200  # no answer in 0.5 s: opens
+            assert http.get("/ok", headers={"X-User": "a"}).status_code == 200  # no answer in time: opens
             sent = proxy.count
             time.sleep(breaker.open_for_ms() / 1000)
             # The first request after the open period is the probe; it hangs for its timeout
@@ -232,14 +232,14 @@ def test_without_a_fallback_an_open_breaker_fails_fast_unsent_and_unlogged(frame
     make_app, serve, make_limiter = FRAMEWORKS[framework]
     redis_server, proxy = proxied
     limiter = make_limiter(proxy.port, failures=1, open_ms=30_000)
-    app = make_app(limiter, check=three_a_minute, key_func=by_user, timeout=0.2, fail_open=fail_open)
+    app = make_app(limiter, check=three_a_minute, key_func=by_user, timeout=CALL_TIMEOUT, fail_open=fail_open)
     with serve(app) as http, outage(redis_server, "hung"):
-        assert http.get("/ok", headers={"X-User": "a"}).status_code == status  # no answer in 0.2 s: opens
+        assert http.get("/ok", headers={"X-User": "a"}).status_code == status  # no answer in time: opens
         sent, connections = proxy.count, proxy.connections
         answers = [http.get("/ok", headers={"X-User": "a"}) for _ in range(5)]
         assert [(a.status_code, "RateLimit" in a.headers) for a in answers] == [(status, False)] * 5
         assert (proxy.count, proxy.connections) == (sent, connections)
     errors = winlimit_lines(caplog, "ERROR")
-    assert len(errors) == 1 and "TimeoutError: no answer from Redis within 200 ms" in errors[0], errors
+    assert len(errors) == 1 and f"TimeoutError: no answer from Redis within {CALL_TIMEOUT * 1000:.0f} ms" in errors[0], errors
     warnings = winlimit_lines(caplog, "WARNING")
     assert len(warnings) == 1 and warnings[0].startswith("winlimit: Redis failed 1 time in a row ("), warnings

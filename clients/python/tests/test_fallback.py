@@ -18,6 +18,7 @@ from starlette.routing import Route
 import test_asgi
 import test_wsgi
 import winlimit.memory
+from kit.ready import CALL_TIMEOUT
 from kit.server import REDIS_60
 from winlimit import asgi, wsgi
 from winlimit.metrics import Metrics
@@ -146,7 +147,7 @@ def test_the_fallback_decides_when_redis_gives_no_answer_in_time(framework, serv
     caplog.set_level(logging.INFO, logger="winlimit")
     make_app, serve, limiter_on = FRAMEWORKS[framework]
     limiter = limiter_on(server.port, open_ms=OPEN_MS)
-    with serve(make_app(limiter, winlimit.memory.Limiter(), timeout=0.2)) as http:
+    with serve(make_app(limiter, winlimit.memory.Limiter(), timeout=CALL_TIMEOUT)) as http:
         assert remaining(http.get("/")) == LIMIT - 1  # Redis decided
         r.execute_command("CLIENT", "PAUSE", 10_000, "WRITE")
         try:
