@@ -143,9 +143,15 @@ public final class RedisServer implements AutoCloseable {
         RUNNING.remove(this);
     }
 
+    /** Stops the server and removes its directory (its log and files), as the other trees' kits do. */
     @Override
     public void close() {
         stop();
+        try (var paths = Files.walk(dir)) {
+            paths.sorted(java.util.Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     static void sleep(long ms) {
