@@ -48,8 +48,8 @@ class BackendsTest {
 
     @AfterAll
     void stopServers() {
-        functions.stop();
-        scripts.stop();
+        functions.close();
+        scripts.close();
     }
 
     @BeforeEach

@@ -43,7 +43,7 @@ class BreakerTest {
     void stop() throws Exception {
         server.resume();
         client.shutdown();
-        server.stop();
+        server.close();
     }
 
     private Limiter limiter(LimiterConfig config) {

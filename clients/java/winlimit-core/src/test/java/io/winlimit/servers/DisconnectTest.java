@@ -37,7 +37,7 @@ class DisconnectTest {
             client.shutdown();
         }
         if (server != null) {
-            server.stop();
+            server.close();
         }
     }
 
@@ -93,7 +93,7 @@ class DisconnectTest {
         server = new RedisServer("redis-7.0", true);
         StatefulRedisConnection<String, String> connection = connect();
         Limiter limiter = limiter(connection);
-        server.stop();
+        server.close();
         server = null;
         RedisUnavailableException e = assertThrows(RedisUnavailableException.class,
                 () -> limiter.fixed("k", Duration.ofMinutes(1), 5));

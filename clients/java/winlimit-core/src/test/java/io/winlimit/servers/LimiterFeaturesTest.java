@@ -35,7 +35,7 @@ class LimiterFeaturesTest {
     @AfterAll
     void stop() {
         adapters.close();
-        server.stop();
+        server.close();
     }
 
     private Limiter limiter(LimiterConfig config) {

@@ -63,7 +63,7 @@ public final class RedisCluster implements AutoCloseable {
     @Override
     public void close() {
         for (int i = nodes.size() - 1; i >= 0; i--) {
-            nodes.get(i).stop();
+            nodes.get(i).close();
         }
     }
 }
