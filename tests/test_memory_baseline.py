@@ -15,11 +15,12 @@ WINDOW = 3000 if editions.LIBRARY else 1000
 
 
 def load(r, window):
-    """KEYS calls of every shape on keys of `window` ms; the replies, and DBSIZE and the memory
+    """KEYS calls of every shape on keys of `window` ms (the ring's buckets a fiftieth of it, so
+    a doubled window stays within BUCKET's range); the replies, and DBSIZE and the memory
     INFO read in the same pipeline right after the last call (a separate INFO after parsing
     20,000 replies came late enough, on a loaded machine, that most keys had expired)."""
     shapes = [("WINLIMIT.SLIDE", window, 5), ("WINLIMIT.FIXED", window, 5),
-              ("WINLIMIT.SLIDE", window, 5, "BUCKET", 20), ("WINLIMIT.GCRA", window, 5)]
+              ("WINLIMIT.SLIDE", window, 5, "BUCKET", window // 50), ("WINLIMIT.GCRA", window, 5)]
     pipe = r.pipeline(transaction=False)
     for i in range(KEYS):
         command, *args = shapes[i % len(shapes)]
