@@ -38,6 +38,11 @@ type Settings struct {
 	HeaderReset                    string
 	UsePrometheus                  bool
 	PrometheusAddr, PrometheusPath string
+	// ConfigType is FILE (the runtime folder) or GRPC_XDS_SOTW (XDS below).
+	ConfigType string
+	// ForceStartWithoutInitialConfig serves before the first configuration arrives.
+	ForceStartWithoutInitialConfig bool
+	XDS                            XDS
 	// Warnings are settings left as upstream's defaults that winlimit does not implement.
 	Warnings []string
 }
@@ -132,6 +137,9 @@ func Read(get env) (Settings, error) {
 		HeaderReset: r.str("LIMIT_RESET_HEADER", "RateLimit-Reset"), UsePrometheus: r.boolean("USE_PROMETHEUS", false),
 		PrometheusAddr: r.str("PROMETHEUS_ADDR", ":9090"), PrometheusPath: r.str("PROMETHEUS_PATH", "/metrics"),
 	}
+	s.ConfigType = strings.ToUpper(r.str("CONFIG_TYPE", "FILE"))
+	s.ForceStartWithoutInitialConfig = r.boolean("FORCE_START_WITHOUT_INITIAL_CONFIG", false)
+	s.XDS = r.xds()
 	r.unsupported(&s)
 	r.check(&s)
 	return s, errors.Join(r.errs...)
@@ -147,6 +155,9 @@ func (r *reader) check(s *Settings) {
 	case "unix", "tcp":
 	default:
 		r.errs = append(r.errs, fmt.Errorf("REDIS_SOCKET_TYPE: %q is not unix or tcp", s.RedisSocketType))
+	}
+	if s.ConfigType != ConfigFile && s.ConfigType != ConfigXDS {
+		r.errs = append(r.errs, fmt.Errorf("CONFIG_TYPE: %q is not %s or %s", s.ConfigType, ConfigFile, ConfigXDS))
 	}
 	if s.RedisTimeout <= 0 {
 		r.errs = append(r.errs, fmt.Errorf("REDIS_TIMEOUT: must be positive, not %v", s.RedisTimeout))
