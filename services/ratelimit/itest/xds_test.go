@@ -2,6 +2,7 @@ package itest
 
 import (
 	"context"
+	"crypto/tls"
 	"net"
 	"strconv"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	serverv3 "github.com/envoyproxy/go-control-plane/pkg/server/v3"
 	rlsconf "github.com/envoyproxy/go-control-plane/ratelimit/config/ratelimit/v3"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
 )
 
 // xdsNode is the node ID the service subscribes as, and the test server keys snapshots on.
@@ -33,7 +35,8 @@ type xdsServer struct {
 	nacks []string // the error details of its NACKs
 }
 
-func startXDS(t *testing.T) *xdsServer {
+// startXDS serves on a free loopback port; opts are the gRPC server's (its TLS).
+func startXDS(t *testing.T, opts ...grpc.ServerOption) *xdsServer {
 	t.Helper()
 	x := &xdsServer{cache: cachev3.NewSnapshotCache(false, cachev3.IDHash{}, nil)}
 	callbacks := serverv3.CallbackFuncs{StreamRequestFunc: func(_ int64, req *discoveryv3.DiscoveryRequest) error {
@@ -48,7 +51,7 @@ func startXDS(t *testing.T) *xdsServer {
 		return nil
 	}}
 	ctx, cancel := context.WithCancel(context.Background())
-	g := grpc.NewServer()
+	g := grpc.NewServer(opts...)
 	discoveryv3.RegisterAggregatedDiscoveryServiceServer(g, serverv3.NewServer(ctx, x.cache, callbacks))
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -211,4 +214,22 @@ func TestXDSWithForceStartAnswersAnErrorUntilTheFirstConfiguration(t *testing.T)
 	}
 	x.waitAcked(t, x.set(t, perMinuteXDS(3)))
 	expect(t, "after the first configuration", s.ask(t, request("api", entries("user", "u"))), ok, want{code: ok, remaining: 2, perUnit: 3})
+}
+
+func TestXDSOverMutualTLSAsEnvoyGatewayServesIt(t *testing.T) {
+	pki := newPKI(t)
+	serverCert := pki.issue(t, "envoy-gateway.test")
+	pki.issue(t, "ratelimit.test")
+	x := startXDS(t, grpc.Creds(credentials.NewTLS(&tls.Config{MinVersion: tls.VersionTLS12,
+		Certificates: []tls.Certificate{serverCert}, ClientCAs: pki.pool, ClientAuth: tls.RequireAndVerifyClientCert})))
+	version := x.set(t, perMinuteXDS(3))
+	settings := x.settings()
+	for k, v := range map[string]string{"CONFIG_GRPC_XDS_SERVER_USE_TLS": "true",
+		"CONFIG_GRPC_XDS_CLIENT_TLS_CERT": pki.path("ratelimit.test.crt"), "CONFIG_GRPC_XDS_CLIENT_TLS_KEY": pki.path("ratelimit.test.key"),
+		"CONFIG_GRPC_XDS_SERVER_TLS_CACERT": pki.path("ca.crt"), "CONFIG_GRPC_XDS_SERVER_TLS_SAN": "envoy-gateway.test"} {
+		settings[k] = v
+	}
+	s := startRLS(t, moduleEdition.url(t), nil, settings)
+	x.waitAcked(t, version)
+	expect(t, "over mutual TLS", s.ask(t, request("api", entries("user", "u"))), ok, want{code: ok, remaining: 2, perUnit: 3})
 }
