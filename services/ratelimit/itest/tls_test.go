@@ -1,6 +1,7 @@
 package itest
 
 import (
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -13,6 +14,10 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	pb "github.com/envoyproxy/go-control-plane/envoy/service/ratelimit/v3"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
 )
 
 // testPKI is a CA and the certificates it signed, as files and as loaded pairs.
@@ -87,3 +92,39 @@ func (p *testPKI) write(t *testing.T, name, kind string, der []byte) {
 }
 
 func (p *testPKI) path(name string) string { return filepath.Join(p.dir, name) }
+
+// tlsClient asks s over TLS as the holder of cert, trusting pki's CA for serverName.
+func (s *rls) tlsClient(t *testing.T, pki *testPKI, cert tls.Certificate, serverName string) pb.RateLimitServiceClient {
+	t.Helper()
+	creds := credentials.NewTLS(&tls.Config{MinVersion: tls.VersionTLS12, RootCAs: pki.pool,
+		Certificates: []tls.Certificate{cert}, ServerName: serverName})
+	conn, err := grpc.NewClient(s.grpcAddr, grpc.WithTransportCredentials(creds))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	return pb.NewRateLimitServiceClient(conn)
+}
+
+func TestTheGRPCPortServesMutualTLSAndVerifiesTheClientsName(t *testing.T) {
+	pki := newPKI(t)
+	pki.issue(t, "ratelimit.test")
+	envoy, stranger := pki.issue(t, "envoy.test"), pki.issue(t, "stranger.test")
+	s := startRLS(t, moduleEdition.url(t), map[string]string{"api.yaml": perMinute}, env{"GRPC_SERVER_USE_TLS": "true",
+		"GRPC_SERVER_TLS_CERT": pki.path("ratelimit.test.crt"), "GRPC_SERVER_TLS_KEY": pki.path("ratelimit.test.key"),
+		"GRPC_CLIENT_TLS_CACERT": pki.path("ca.crt"), "GRPC_CLIENT_TLS_SAN": "envoy.test"})
+	req := request("api", entries("user", "u"))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	resp, err := s.tlsClient(t, pki, envoy, "ratelimit.test").ShouldRateLimit(ctx, req)
+	if err != nil {
+		t.Fatalf("the named client: %v", err)
+	}
+	expect(t, "the named client", resp, ok, want{code: ok, remaining: 2, perUnit: 3})
+	if _, err := s.tlsClient(t, pki, stranger, "ratelimit.test").ShouldRateLimit(ctx, req); err == nil {
+		t.Fatal("a client certificate for another name was accepted")
+	}
+	if _, err := s.client.ShouldRateLimit(ctx, req); err == nil {
+		t.Fatal("a plaintext client was answered")
+	}
+}

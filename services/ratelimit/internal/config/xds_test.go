@@ -28,7 +28,7 @@ func TestAnXDSResourceIsLoadedAsAFileNamedAfterIt(t *testing.T) {
 
 func TestAnXDSResourceIsRefusedWithAFilesMessage(t *testing.T) {
 	cases := map[string]func(*rlsconf.RateLimitConfig){
-		"gw: invalid rate limit unit ''": func(c *rlsconf.RateLimitConfig) { c.Descriptors[0].RateLimit.Unit = rlsconf.RateLimitUnit_UNKNOWN },
+		"gw: invalid rate limit unit ''":                func(c *rlsconf.RateLimitConfig) { c.Descriptors[0].RateLimit.Unit = rlsconf.RateLimitUnit_UNKNOWN },
 		"gw: config error, quota_mode is not supported": func(c *rlsconf.RateLimitConfig) { c.Descriptors[0].QuotaMode = true },
 		"gw: config error, metadata":                    func(c *rlsconf.RateLimitConfig) { c.Descriptors[0].Metadata = &structpb.Struct{} },
 		"gw: config file cannot have empty domain":      func(c *rlsconf.RateLimitConfig) { c.Domain = "" },

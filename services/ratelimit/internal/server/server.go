@@ -103,7 +103,11 @@ func serviceOptions(s settings.Settings, log *slog.Logger) service.Options {
 
 // serve listens on every port, then waits for ctx or the first server to fail.
 func serve(ctx context.Context, s settings.Settings, svc *service.Service, rdb redis.UniversalClient, log *slog.Logger) error {
-	grpcServer := grpc.NewServer()
+	opts, err := grpcServerOptions(s.GRPCTLS)
+	if err != nil {
+		return err
+	}
+	grpcServer := grpc.NewServer(opts...)
 	pb.RegisterRateLimitServiceServer(grpcServer, svc)
 	healthpb.RegisterHealthServer(grpcServer, health.NewServer())
 	servers := []*http.Server{

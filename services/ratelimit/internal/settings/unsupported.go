@@ -8,7 +8,7 @@ import (
 // refusedWhenOn are upstream features a deployment depends on when it turns them on:
 // winlimit refuses to start rather than run without them.
 var refusedWhenOn = []string{
-	"QUOTA_MODE", "RESPONSE_DYNAMIC_METADATA", "REDIS_PERSECOND", "GRPC_SERVER_USE_TLS",
+	"QUOTA_MODE", "RESPONSE_DYNAMIC_METADATA", "REDIS_PERSECOND",
 	"TRACING_ENABLED", "HEALTHY_WITH_AT_LEAST_ONE_CONFIG_LOADED",
 	"MEMCACHE_TLS",
 }

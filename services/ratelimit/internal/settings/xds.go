@@ -63,6 +63,11 @@ func (r *reader) xds() XDS {
 		},
 		MaxMsgSize: r.integer("XDS_CLIENT_MAX_MSG_SIZE_IN_BYTES", 0),
 	}
+	return x
+}
+
+// checkXDS refuses xDS settings out of range, when the xDS source is in use.
+func (r *reader) checkXDS(x XDS) {
 	if x.ConnectRetry <= 0 {
 		r.errs = append(r.errs, fmt.Errorf("CONFIG_GRPC_XDS_SERVER_CONNECT_RETRY_INTERVAL: must be positive, not %v", x.ConnectRetry))
 	}
@@ -73,7 +78,6 @@ func (r *reader) xds() XDS {
 	if f := x.Backoff.RandomFactor; f < 0 || f > 1 {
 		r.errs = append(r.errs, fmt.Errorf("XDS_CLIENT_BACKOFF_RANDOM_FACTOR: %v is not between 0 and 1", f))
 	}
-	return x
 }
 
 // pairs reads "k1<sep>v1,k2<sep>v2". An entry without sep is refused, where upstream

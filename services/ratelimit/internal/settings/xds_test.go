@@ -32,8 +32,14 @@ func TestBadXDSSettingsAreRefusedByName(t *testing.T) {
 	for name, value := range map[string]string{"CONFIG_TYPE": "REST", "CONFIG_GRPC_XDS_NODE_METADATA": "zone",
 		"CONFIG_GRPC_XDS_SERVER_CONNECT_RETRY_INTERVAL": "0s", "XDS_CLIENT_BACKOFF_MAX_INTERVAL": "1s",
 		"XDS_CLIENT_BACKOFF_RANDOM_FACTOR": "2"} {
-		if _, err := Read(from(map[string]string{name: value})); err == nil || !strings.Contains(err.Error(), name) {
+		if _, err := Read(from(map[string]string{"CONFIG_TYPE": ConfigXDS, name: value})); err == nil || !strings.Contains(err.Error(), name) {
 			t.Errorf("%s=%s: %v", name, value, err)
 		}
+	}
+}
+
+func TestXDSRangesAreNotCheckedWhileTheFilesAreTheSource(t *testing.T) {
+	if _, err := Read(from(map[string]string{"XDS_CLIENT_BACKOFF_RANDOM_FACTOR": "2"})); err != nil {
+		t.Fatal(err)
 	}
 }
