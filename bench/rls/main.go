@@ -10,6 +10,8 @@ import (
 	"flag"
 	"log"
 	"os"
+	"os/signal"
+	"syscall"
 	"time"
 )
 
@@ -35,12 +37,12 @@ func main() {
 	flag.StringVar(&o.redisServer, "redis-server", "", "redis-server 7.0 binary")
 	flag.StringVar(&o.module, "module", "", "libwinlimit.so")
 	flag.StringVar(&o.out, "out", "bench/results/rls.md", "the report")
-	flag.IntVar(&o.rounds, "rounds", 5, "rounds; each measures every target once")
+	flag.IntVar(&o.rounds, "rounds", 9, "rounds; each measures every target once")
 	flag.IntVar(&o.keys, "keys", 5000, "distinct descriptor values")
 	flag.IntVar(&o.conns, "conns", 2, "gRPC connections to each service")
 	flag.IntVar(&o.load.workers, "workers", 32, "calls in flight at once")
 	flag.DurationVar(&o.load.warmup, "warmup", time.Second, "load before each window")
-	flag.DurationVar(&o.load.window, "window", 5*time.Second, "each round's measured window")
+	flag.DurationVar(&o.load.window, "window", 3*time.Second, "each round's measured window")
 	flag.Parse()
 	if o.winlimit == "" || o.redisServer == "" || o.module == "" {
 		log.Fatal("-winlimit, -redis-server and -module are needed")
@@ -62,7 +64,9 @@ func run(o options) error {
 	if err != nil {
 		return err
 	}
-	ctx := context.Background()
+	// Interrupted, the rounds stop and every process started is still stopped by its PID.
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer cancel()
 	loadBefore := loadAverage()
 	var results []result
 	for round := range o.rounds {
@@ -70,6 +74,9 @@ func run(o options) error {
 		for i := range targets {
 			t := targets[(i+round)%len(targets)]
 			r, err := o.load.run(ctx, t, round+1)
+			if err == nil {
+				err = ctx.Err()
+			}
 			if err != nil {
 				return err
 			}
