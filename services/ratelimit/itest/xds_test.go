@@ -29,6 +29,7 @@ type xdsServer struct {
 	addr    string
 	cache   cachev3.SnapshotCache
 	version int
+	stop    func() // ends the server; listen starts it again on the same port
 
 	mu    sync.Mutex
 	acked []string // versions the service ACKed
@@ -38,7 +39,14 @@ type xdsServer struct {
 // startXDS serves on a free loopback port; opts are the gRPC server's (its TLS).
 func startXDS(t *testing.T, opts ...grpc.ServerOption) *xdsServer {
 	t.Helper()
-	x := &xdsServer{cache: cachev3.NewSnapshotCache(false, cachev3.IDHash{}, nil)}
+	x := &xdsServer{cache: cachev3.NewSnapshotCache(false, cachev3.IDHash{}, nil), addr: "127.0.0.1:0"}
+	x.listen(t, opts...)
+	return x
+}
+
+// listen serves x's cache on x.addr until the test ends or stop is called.
+func (x *xdsServer) listen(t *testing.T, opts ...grpc.ServerOption) {
+	t.Helper()
 	callbacks := serverv3.CallbackFuncs{StreamRequestFunc: func(_ int64, req *discoveryv3.DiscoveryRequest) error {
 		x.mu.Lock()
 		defer x.mu.Unlock()
@@ -53,14 +61,14 @@ func startXDS(t *testing.T, opts ...grpc.ServerOption) *xdsServer {
 	ctx, cancel := context.WithCancel(context.Background())
 	g := grpc.NewServer(opts...)
 	discoveryv3.RegisterAggregatedDiscoveryServiceServer(g, serverv3.NewServer(ctx, x.cache, callbacks))
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	l, err := net.Listen("tcp", x.addr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	x.addr = l.Addr().String()
 	go func() { _ = g.Serve(l) }()
-	t.Cleanup(func() { g.Stop(); cancel() })
-	return x
+	x.stop = func() { g.Stop(); cancel() }
+	t.Cleanup(x.stop)
 }
 
 // set serves configs as the next version, and gives that version.
@@ -232,4 +240,20 @@ func TestXDSOverMutualTLSAsEnvoyGatewayServesIt(t *testing.T) {
 	s := startRLS(t, moduleEdition.url(t), nil, settings)
 	x.waitAcked(t, version)
 	expect(t, "over mutual TLS", s.ask(t, request("api", entries("user", "u"))), ok, want{code: ok, remaining: 2, perUnit: 3})
+}
+
+func TestXDSServerRestartedTheServiceSubscribesAgainAndKeepsItsLimitMeanwhile(t *testing.T) {
+	x := startXDS(t)
+	first := x.set(t, perMinuteXDS(3))
+	s := startRLS(t, moduleEdition.url(t), nil, x.settings())
+	x.waitAcked(t, first)
+	user := request("api", entries("user", "u"))
+	x.stop()
+	s.waitLog(t, "the xDS stream failed")
+	expect(t, "while the server is down", s.ask(t, user), ok, want{code: ok, remaining: 2, perUnit: 3})
+	x.listen(t)
+	x.waitAcked(t, x.set(t, perMinuteXDS(9)))
+	if got := s.ask(t, user).GetStatuses()[0].GetCurrentLimit().GetRequestsPerUnit(); got != 9 {
+		t.Fatalf("after the server came back the limit is %d a minute, want 9", got)
+	}
 }
