@@ -37,6 +37,10 @@ type result struct {
 	perSecond            float64
 	p50, p99             time.Duration
 	redisCPU, serviceCPU time.Duration // per call
+	// lat are the window's latencies, sorted; the CPU totals are the window's. The summary
+	// pools them over the rounds.
+	lat                      []time.Duration
+	redisTotal, serviceTotal time.Duration
 }
 
 // load is the round's shape: workers calling back to back, a warm-up, then the window.
@@ -96,7 +100,8 @@ func (l load) run(ctx context.Context, t target, round int) (result, error) {
 func summarise(name string, round int, lat [][]time.Duration, errs []int, elapsed time.Duration, before, after cpuTimes) result {
 	all := slices.Concat(lat...)
 	slices.Sort(all)
-	r := result{target: name, round: round, calls: len(all)}
+	r := result{target: name, round: round, calls: len(all), lat: all,
+		redisTotal: after.redis - before.redis, serviceTotal: after.service - before.service}
 	for _, e := range errs {
 		r.errors += e
 	}
@@ -106,7 +111,7 @@ func summarise(name string, round int, lat [][]time.Duration, errs []int, elapse
 	n := time.Duration(len(all))
 	r.perSecond = float64(len(all)) / elapsed.Seconds()
 	r.p50, r.p99 = all[len(all)/2], all[len(all)*99/100]
-	r.redisCPU, r.serviceCPU = (after.redis-before.redis)/n, (after.service-before.service)/n
+	r.redisCPU, r.serviceCPU = r.redisTotal/n, r.serviceTotal/n
 	return r
 }
 

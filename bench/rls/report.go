@@ -19,13 +19,15 @@ func report(o options, targets []target, results []result, loadBefore, loadAfter
 	fmt.Fprintf(&b, "the services and Redis shared its cores: read the figures side by side, not as capacity.\n\n")
 	fmt.Fprintf(&b, "Load: %d calls in flight over %d gRPC connections per service, one descriptor per call over\n", o.load.workers, o.conns)
 	fmt.Fprintf(&b, "%d values of one key (a limit never reached: every answer OK, every call a Redis decision);\n", o.keys)
-	fmt.Fprintf(&b, "%d rounds, each target once a round in rotating order, %v warm-up then %v measured.\n", o.rounds, o.load.warmup, o.load.window)
+	fmt.Fprintf(&b, "%d short rounds, each target once a round in rotating order, %v warm-up then %v measured:\n", o.rounds, o.load.warmup, o.load.window)
+	fmt.Fprintf(&b, "short slices, so a burst of other work on the machine falls on every target alike.\n")
 	fmt.Fprintf(&b, "Both services: the same YAML, upstream's settings (REDIS_POOL_SIZE 10, statsd off), Redis 7.0 over\n")
 	fmt.Fprintf(&b, "loopback TCP. Upstream: github.com/envoyproxy/ratelimit %s, built from the Go module proxy outside\n", o.upstreamVersion)
 	fmt.Fprintf(&b, "the tree. CPU per call: Redis from INFO's used_cpu_sys+used_cpu_user, the service from\n")
-	fmt.Fprintf(&b, "/proc/<pid>/stat (10 ms ticks), both across the measured window.\n\n")
-	fmt.Fprintf(&b, "## Medians over the rounds\n\n")
-	fmt.Fprintf(&b, "| target | req/s | p50 | p99 | Redis CPU µs/req (= ms per 1,000) | service CPU µs/req | errors |\n|---|---:|---:|---:|---:|---:|---:|\n")
+	fmt.Fprintf(&b, "/proc/<pid>/stat (10 ms ticks), both summed over the measured windows and divided by the\n")
+	fmt.Fprintf(&b, "calls; p50 and p99 over every call of the target.\n\n")
+	fmt.Fprintf(&b, "## Summary\n\n")
+	fmt.Fprintf(&b, "| target | req/s (median of rounds) | slowest–fastest round | p50 | p99 | Redis CPU µs/req (= ms per 1,000) | service CPU µs/req | errors |\n|---|---:|---:|---:|---:|---:|---:|---:|\n")
 	med := map[string]result{}
 	for _, t := range targets {
 		var mine []result
@@ -34,17 +36,13 @@ func report(o options, targets []target, results []result, loadBefore, loadAfter
 				mine = append(mine, r)
 			}
 		}
-		m := medians(mine)
+		m, slowest, fastest := summary(mine)
 		med[t.name] = m
-		fmt.Fprintf(&b, "| %s | %.0f | %s | %s | %.1f | %.1f | %d |\n", t.name, m.perSecond, ms(m.p50), ms(m.p99),
-			us(m.redisCPU), us(m.serviceCPU), m.errors)
+		fmt.Fprintf(&b, "| %s | %.0f | %.0f–%.0f | %s | %s | %.1f | %.1f | %d |\n", t.name, m.perSecond, slowest, fastest,
+			ms(m.p50), ms(m.p99), us(m.redisCPU), us(m.serviceCPU), m.errors)
 	}
 	writeTargets(&b, med)
-	fmt.Fprintf(&b, "\n## Every round\n\n| round | target | calls | req/s | p50 | p99 | Redis µs/req | service µs/req | errors |\n|---:|---|---:|---:|---:|---:|---:|---:|---:|\n")
-	for _, r := range results {
-		fmt.Fprintf(&b, "| %d | %s | %d | %.0f | %s | %s | %.1f | %.1f | %d |\n", r.round, r.target, r.calls, r.perSecond,
-			ms(r.p50), ms(r.p99), us(r.redisCPU), us(r.serviceCPU), r.errors)
-	}
+	writeRounds(&b, targets, results)
 	return b.String()
 }
 
@@ -79,32 +77,58 @@ func writeTargets(b *strings.Builder, med map[string]result) {
 	fmt.Fprintf(b, "\nThe floor (%.0f req/s, no Redis call) is what the gRPC path and the load generator allow on\n", med[nameFloor].perSecond)
 	fmt.Fprintf(b, "this machine. With Functions, Redis spends more CPU per request than upstream (%.1f µs): an\n", us(fn.redisCPU))
 	fmt.Fprintf(b, "FCALL runs the decision in Lua, where upstream's INCRBY and EXPIRE are native commands (no\n")
-	fmt.Fprintf(b, "goal asks otherwise; the module is the edition for that). Every figure moves between rounds\n")
-	fmt.Fprintf(b, "with the machine's other load (see below): compare the medians, and the rounds side by side.\n")
+	fmt.Fprintf(b, "goal asks otherwise; the module is the edition for that). Throughput moves between rounds\n")
+	fmt.Fprintf(b, "with the machine's other load (see below); CPU per request moves much less.\n")
 }
 
-// medians takes each figure's median over the rounds on its own; errors are summed.
-func medians(rs []result) result {
-	pick := func(f func(result) float64) float64 {
-		v := make([]float64, len(rs))
-		for i, r := range rs {
-			v[i] = f(r)
-		}
-		slices.Sort(v)
-		if len(v) == 0 {
-			return 0
-		}
-		return v[len(v)/2]
-	}
-	m := result{perSecond: pick(func(r result) float64 { return r.perSecond })}
-	m.p50 = time.Duration(pick(func(r result) float64 { return float64(r.p50) }))
-	m.p99 = time.Duration(pick(func(r result) float64 { return float64(r.p99) }))
-	m.redisCPU = time.Duration(pick(func(r result) float64 { return float64(r.redisCPU) }))
-	m.serviceCPU = time.Duration(pick(func(r result) float64 { return float64(r.serviceCPU) }))
-	for _, r := range rs {
+// summary is a target's figures over its rounds: the median round's req/s (with the
+// slowest and fastest), latencies pooled over every call, CPU totals over the calls.
+func summary(rs []result) (m result, slowest, fastest float64) {
+	rates := make([]float64, len(rs))
+	var lat []time.Duration
+	for i, r := range rs {
+		rates[i] = r.perSecond
+		lat = append(lat, r.lat...)
+		m.calls += r.calls
 		m.errors += r.errors
+		m.redisTotal += r.redisTotal
+		m.serviceTotal += r.serviceTotal
 	}
-	return m
+	if len(rs) == 0 || m.calls == 0 {
+		return m, 0, 0
+	}
+	slices.Sort(rates)
+	slices.Sort(lat)
+	m.perSecond = rates[len(rates)/2]
+	m.p50, m.p99 = lat[len(lat)/2], lat[len(lat)*99/100]
+	n := time.Duration(m.calls)
+	m.redisCPU, m.serviceCPU = m.redisTotal/n, m.serviceTotal/n
+	return m, rates[0], rates[len(rates)-1]
+}
+
+// writeRounds is every round's req/s, one row a round, one column a target.
+func writeRounds(b *strings.Builder, targets []target, results []result) {
+	fmt.Fprintf(b, "\n## req/s in every round\n\n| round |")
+	for _, t := range targets {
+		fmt.Fprintf(b, " %s |", t.name)
+	}
+	fmt.Fprintf(b, "\n|---:|%s\n", strings.Repeat("---:|", len(targets)))
+	rounds := map[int]map[string]float64{}
+	last := 0
+	for _, r := range results {
+		if rounds[r.round] == nil {
+			rounds[r.round] = map[string]float64{}
+		}
+		rounds[r.round][r.target] = r.perSecond
+		last = max(last, r.round)
+	}
+	for round := 1; round <= last; round++ {
+		fmt.Fprintf(b, "| %d |", round)
+		for _, t := range targets {
+			fmt.Fprintf(b, " %.0f |", rounds[round][t.name])
+		}
+		fmt.Fprintln(b)
+	}
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond)) }
