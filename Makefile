@@ -12,7 +12,7 @@ LIBRARY_ITESTS := $(addprefix itest-functions-,$(FUNCTION_SERVERS)) $(addprefix 
 # The released module (make dist): linked against glibc 2.17, no debug info.
 RELEASE_SO := $(CURDIR)/target/x86_64-unknown-linux-gnu/dist/libwinlimit.so
 
-.PHONY: all build lua deps servers release-so test unit itest itest-all itest-clients $(addprefix itest-,$(SERVERS)) itest-valkey itest-library $(LIBRARY_ITESTS) itest-client itest-limits lua-clients itest-node itest-go bench-go bench-java itest-rls node-deps itest-java java-deps dist itest-dist lint docs docs-site examples-test examples-deps run bench bench-many-keys bench-breaker bench-instr bench-node-breaker fuzz clean ci-cold
+.PHONY: all build lua deps servers release-so test unit itest itest-all itest-clients $(addprefix itest-,$(SERVERS)) itest-valkey itest-library $(LIBRARY_ITESTS) itest-client itest-limits lua-clients itest-node itest-go bench-go bench-java itest-rls bench-rls node-deps itest-java java-deps dist itest-dist lint docs docs-site examples-test examples-deps run bench bench-many-keys bench-breaker bench-instr bench-node-breaker fuzz clean ci-cold
 
 all: build
 
@@ -145,6 +145,17 @@ itest-rls: | release-so
 itest-rls:
 	scripts/fetch-servers.sh redis-6.2 redis-7.0
 	cd services/ratelimit && go vet ./... && go run $(STATICCHECK) ./... && go test -count=1 -p 1 ./...
+
+# winlimit-ratelimit beside envoyproxy/ratelimit (a benchmark, not a gate): the same YAML, the
+# same Redis 7.0 (with the module, and without it for Functions), the same gRPC load from
+# bench/rls at fixed concurrency in alternating rounds; upstream built from the Go module proxy
+# at a pinned version under .cache/ (UPSTREAM=0: winlimit alone). Results: bench/results/rls.md.
+bench-rls: export WINLIMIT_MODULE ?= $(RELEASE_SO)
+bench-rls: | release-so
+bench-rls:
+	scripts/fetch-servers.sh redis-7.0
+	cd bench/rls && go vet ./... && go run $(STATICCHECK) ./...
+	bench/rls/run.sh
 
 # The Go client's overhead over a bare go-redis call (benchmarks, not a gate): the limiter on a
 # default go-redis client and on a tuned one, beside rdb.Do, in interleaved passes

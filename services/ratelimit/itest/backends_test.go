@@ -69,13 +69,13 @@ func TestAClusterOfThreePrimariesDecidesKeysOnEveryNode(t *testing.T) {
 	nodes := startCluster(t, "redis-7.0", 3)
 	seeds := []string{}
 	for _, n := range nodes {
-		seeds = append(seeds, n.addr())
+		seeds = append(seeds, n.Addr())
 	}
 	s := startRLS(t, strings.Join(seeds, ","), map[string]string{"api.yaml": perMinute}, env{"REDIS_TYPE": "cluster"})
 	rdb := redis.NewClusterClient(&redis.ClusterOptions{Addrs: seeds})
 	defer rdb.Close()
 	served := map[string]bool{}
-	inOneWindow(t, nodes[0].addr(), time.Minute, 3*time.Second, func() error {
+	inOneWindow(t, nodes[0].Addr(), time.Minute, 3*time.Second, func() error {
 		for i := 0; i < 12; i++ {
 			user := fmt.Sprintf("c%d", i)
 			if err := s.sequence(t, upstreamSequence(user)); err != nil {

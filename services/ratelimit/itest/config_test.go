@@ -64,7 +64,7 @@ func TestQuotaModeInAFileIsRefusedByName(t *testing.T) {
 
 func TestAnUnsupportedSettingIsRefusedByName(t *testing.T) {
 	for name, value := range map[string]string{"BACKEND_TYPE": "memcache", "REDIS_PERSECOND": "true", "QUOTA_MODE": "true",
-		"RESPONSE_DYNAMIC_METADATA": "true", "CONFIG_TYPE": "GRPC_XDS_SOTW"} {
+		"RESPONSE_DYNAMIC_METADATA": "true", "CONFIG_TYPE": "REST"} {
 		t.Run(name, func(t *testing.T) {
 			startFails(t, map[string]string{"api.yaml": perMinute}, env{name: value}, name)
 		})

@@ -68,17 +68,17 @@ func TestAStoppedRedisIsUnavailableAtOnceThenRecovers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer srv.close()
-	s := startRLS(t, srv.addr(), map[string]string{"api.yaml": perHour}, env{"REDIS_TIMEOUT": "200ms"})
+	defer srv.Close()
+	s := startRLS(t, srv.Addr(), map[string]string{"api.yaml": perHour}, env{"REDIS_TIMEOUT": "200ms"})
 	untilOK(t, s)
-	if err := srv.pause(); err != nil {
+	if err := srv.Pause(); err != nil {
 		t.Fatal(err)
 	}
 	untilUnavailable(t, s)
 	if code := health(t, s); code != http.StatusInternalServerError {
 		t.Fatalf("healthcheck %d with Redis stopped", code)
 	}
-	if err := srv.resume(); err != nil {
+	if err := srv.Resume(); err != nil {
 		t.Fatal(err)
 	}
 	untilOK(t, s)
@@ -89,18 +89,18 @@ func TestAKilledRedisIsUnavailableAndUnhealthyThenRecoversWhenRestarted(t *testi
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer srv.close()
-	s := startRLS(t, srv.addr(), map[string]string{"api.yaml": perHour}, env{"REDIS_TIMEOUT": "200ms"})
+	defer srv.Close()
+	s := startRLS(t, srv.Addr(), map[string]string{"api.yaml": perHour}, env{"REDIS_TIMEOUT": "200ms"})
 	untilOK(t, s)
 	if code := health(t, s); code != http.StatusOK {
 		t.Fatalf("healthcheck %d with Redis up", code)
 	}
-	srv.kill()
+	srv.Stop()
 	untilUnavailable(t, s)
 	if code := health(t, s); code != http.StatusInternalServerError {
 		t.Fatalf("healthcheck %d with Redis killed", code)
 	}
-	if err := srv.restart(); err != nil {
+	if err := srv.Restart(); err != nil {
 		t.Fatal(err)
 	}
 	untilOK(t, s)

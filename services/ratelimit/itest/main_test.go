@@ -37,12 +37,12 @@ func (e *edition) url(t *testing.T) string {
 	if e.err != nil {
 		t.Fatalf("%s: %v", e.name, e.err)
 	}
-	rdb := redis.NewClient(&redis.Options{Addr: e.srv.addr()})
+	rdb := redis.NewClient(&redis.Options{Addr: e.srv.Addr()})
 	defer rdb.Close()
 	if err := rdb.FlushAll(context.Background()).Err(); err != nil {
 		t.Fatal(err)
 	}
-	return e.srv.addr()
+	return e.srv.Addr()
 }
 
 // eachEdition runs f once per edition, as a subtest named after it.
@@ -68,7 +68,7 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	for _, e := range editions {
 		if e.srv != nil {
-			e.srv.close()
+			e.srv.Close()
 		}
 	}
 	_ = os.RemoveAll(dir)

@@ -48,6 +48,7 @@ type rls struct {
 	configDir string
 	httpAddr  string
 	promAddr  string
+	grpcAddr  string
 	client    pb.RateLimitServiceClient
 	exited    chan struct{} // closed when the process has exited
 	exitErr   error
@@ -102,7 +103,8 @@ func launch(t *testing.T, redisURL string, files map[string]string, settings env
 	if err := s.waitListening(); err != nil {
 		return s, err
 	}
-	conn, err := grpc.NewClient(fmt.Sprintf("127.0.0.1:%d", ports[0]), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	s.grpcAddr = fmt.Sprintf("127.0.0.1:%d", ports[0])
+	conn, err := grpc.NewClient(s.grpcAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		return s, err
 	}

@@ -78,6 +78,10 @@ func debugMux(svc *service.Service) *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/rlconfig", func(w http.ResponseWriter, _ *http.Request) {
 		cfg := svc.Config()
+		if cfg == nil {
+			fmt.Fprintln(w, "no configuration loaded yet")
+			return
+		}
 		fmt.Fprintf(w, "files: %v\ndomains: %v\n", cfg.Files, cfg.Domains())
 	})
 	return mux

@@ -52,22 +52,39 @@ func redisTLS(s settings.Settings) (*tls.Config, error) {
 		return nil, nil
 	}
 	conf := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: s.RedisTLSSkipVerify} //nolint:gosec // REDIS_TLS_SKIP_HOSTNAME_VERIFICATION asks for it
-	if s.RedisTLSCACert != "" {
-		pem, err := os.ReadFile(s.RedisTLSCACert)
+	if err := loadTLSFiles(conf, tlsFiles{caSetting: "REDIS_TLS_CACERT", ca: s.RedisTLSCACert,
+		certSetting: "REDIS_TLS_CLIENT_CERT", cert: s.RedisTLSCert, key: s.RedisTLSKey}); err != nil {
+		return nil, err
+	}
+	return conf, nil
+}
+
+// tlsFiles are a client's CA and certificate files, with the settings naming them for the
+// errors.
+type tlsFiles struct {
+	caSetting, ca          string
+	certSetting, cert, key string
+}
+
+// loadTLSFiles reads the CA into conf's roots and the certificate and key into its
+// certificates, each only when given.
+func loadTLSFiles(conf *tls.Config, f tlsFiles) error {
+	if f.ca != "" {
+		pem, err := os.ReadFile(f.ca)
 		if err != nil {
-			return nil, fmt.Errorf("REDIS_TLS_CACERT: %w", err)
+			return fmt.Errorf("%s: %w", f.caSetting, err)
 		}
 		conf.RootCAs = x509.NewCertPool()
 		if !conf.RootCAs.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("REDIS_TLS_CACERT: no certificate in %s", s.RedisTLSCACert)
+			return fmt.Errorf("%s: no certificate in %s", f.caSetting, f.ca)
 		}
 	}
-	if s.RedisTLSCert != "" {
-		cert, err := tls.LoadX509KeyPair(s.RedisTLSCert, s.RedisTLSKey)
+	if f.cert != "" {
+		cert, err := tls.LoadX509KeyPair(f.cert, f.key)
 		if err != nil {
-			return nil, fmt.Errorf("REDIS_TLS_CLIENT_CERT: %w", err)
+			return fmt.Errorf("%s: %w", f.certSetting, err)
 		}
 		conf.Certificates = []tls.Certificate{cert}
 	}
-	return conf, nil
+	return nil
 }

@@ -35,15 +35,6 @@ func Run(ctx context.Context, s settings.Settings, log *slog.Logger) error {
 	for _, w := range s.Warnings {
 		log.Warn(w)
 	}
-	dir := config.Dir{Root: s.RuntimeRoot, Subdirectory: s.RuntimeSub, App: s.RuntimeApp, IgnoreDotFiles: s.RuntimeIgnoreDotFiles}
-	files, err := dir.Read()
-	if err != nil {
-		return fmt.Errorf("reading the configuration from %s: %w", dir.Path(), err)
-	}
-	cfg, err := config.Load(files, s.MergeDomainConfig)
-	if err != nil {
-		return err
-	}
 	rdb, err := redisClient(s)
 	if err != nil {
 		return err
@@ -53,7 +44,30 @@ func Run(ctx context.Context, s settings.Settings, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	svc := service.New(limiter, cfg, serviceOptions(s, log))
+	svc := service.New(limiter, nil, serviceOptions(s, log))
+	if s.ConfigType == settings.ConfigXDS {
+		err = subscribe(ctx, s, svc, log)
+	} else {
+		err = watchFiles(ctx, s, svc, log)
+	}
+	if err != nil {
+		return err
+	}
+	return serve(ctx, s, svc, rdb, log)
+}
+
+// watchFiles loads the runtime folder's files, then reads the folder for changes.
+func watchFiles(ctx context.Context, s settings.Settings, svc *service.Service, log *slog.Logger) error {
+	dir := config.Dir{Root: s.RuntimeRoot, Subdirectory: s.RuntimeSub, App: s.RuntimeApp, IgnoreDotFiles: s.RuntimeIgnoreDotFiles}
+	files, err := dir.Read()
+	if err != nil {
+		return fmt.Errorf("reading the configuration from %s: %w", dir.Path(), err)
+	}
+	cfg, err := config.Load(files, s.MergeDomainConfig)
+	if err != nil {
+		return err
+	}
+	svc.SetConfig(cfg)
 	log.Info("configuration loaded", "dir", dir.Path(), "files", cfg.Files, "domains", cfg.Domains())
 	go dir.Watch(ctx, reloadInterval, files, func(files []config.File) error {
 		next, err := config.Load(files, s.MergeDomainConfig)
@@ -64,7 +78,7 @@ func Run(ctx context.Context, s settings.Settings, log *slog.Logger) error {
 		log.Info("Successfully loaded new configuration", "files", next.Files, "domains", next.Domains())
 		return nil
 	}, log)
-	return serve(ctx, s, svc, rdb, log)
+	return nil
 }
 
 func newLimiter(rdb redis.UniversalClient, s settings.Settings, log *slog.Logger) (*winlimit.Limiter, error) {
@@ -89,7 +103,11 @@ func serviceOptions(s settings.Settings, log *slog.Logger) service.Options {
 
 // serve listens on every port, then waits for ctx or the first server to fail.
 func serve(ctx context.Context, s settings.Settings, svc *service.Service, rdb redis.UniversalClient, log *slog.Logger) error {
-	grpcServer := grpc.NewServer()
+	opts, err := grpcServerOptions(s.GRPCTLS)
+	if err != nil {
+		return err
+	}
+	grpcServer := grpc.NewServer(opts...)
 	pb.RegisterRateLimitServiceServer(grpcServer, svc)
 	healthpb.RegisterHealthServer(grpcServer, health.NewServer())
 	servers := []*http.Server{

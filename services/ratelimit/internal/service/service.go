@@ -40,7 +40,8 @@ type Service struct {
 	opts    Options
 }
 
-// New gives a service deciding with limiter under cfg.
+// New gives a service deciding with limiter under cfg; a nil cfg answers every call with an
+// error until SetConfig.
 func New(limiter winlimit.Deciding, cfg *config.Config, opts Options) *Service {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
@@ -73,6 +74,11 @@ func (s *Service) ShouldRateLimit(ctx context.Context, req *pb.RateLimitRequest)
 	}
 	if len(req.GetDescriptors()) == 0 {
 		return nil, status.Error(codes.Unknown, "rate limit descriptor list must not be empty")
+	}
+	if s.config.Load() == nil {
+		// Only with FORCE_START_WITHOUT_INITIAL_CONFIG, before the xDS server's first
+		// configuration: upstream's error, so Envoy's failure_mode_deny decides.
+		return nil, status.Error(codes.Unknown, "no rate limit configuration loaded")
 	}
 	items := s.matches(req)
 	overLimit := false

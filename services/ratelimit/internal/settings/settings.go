@@ -38,8 +38,25 @@ type Settings struct {
 	HeaderReset                    string
 	UsePrometheus                  bool
 	PrometheusAddr, PrometheusPath string
+	// GRPCTLS is GRPC_SERVER_USE_TLS and its files: TLS on the gRPC port, as Envoy Gateway
+	// sets it for its rate limit deployment.
+	GRPCTLS GRPCTLS
+	// ConfigType is FILE (the runtime folder) or GRPC_XDS_SOTW (XDS below).
+	ConfigType string
+	// ForceStartWithoutInitialConfig serves before the first configuration arrives.
+	ForceStartWithoutInitialConfig bool
+	XDS                            XDS
 	// Warnings are settings left as upstream's defaults that winlimit does not implement.
 	Warnings []string
+}
+
+// GRPCTLS is TLS on the gRPC port: the server's certificate and key, and, when ClientCACert
+// is given, client certificates required and verified against it (with ClientSAN among
+// their names when given).
+type GRPCTLS struct {
+	On                      bool
+	Cert, Key               string
+	ClientCACert, ClientSAN string
 }
 
 // env reads the environment through a function, so tests give their own.
@@ -132,6 +149,12 @@ func Read(get env) (Settings, error) {
 		HeaderReset: r.str("LIMIT_RESET_HEADER", "RateLimit-Reset"), UsePrometheus: r.boolean("USE_PROMETHEUS", false),
 		PrometheusAddr: r.str("PROMETHEUS_ADDR", ":9090"), PrometheusPath: r.str("PROMETHEUS_PATH", "/metrics"),
 	}
+	s.ConfigType = strings.ToUpper(r.str("CONFIG_TYPE", "FILE"))
+	s.ForceStartWithoutInitialConfig = r.boolean("FORCE_START_WITHOUT_INITIAL_CONFIG", false)
+	s.XDS = r.xds()
+	s.GRPCTLS = GRPCTLS{On: r.boolean("GRPC_SERVER_USE_TLS", false),
+		Cert: r.str("GRPC_SERVER_TLS_CERT", ""), Key: r.str("GRPC_SERVER_TLS_KEY", ""),
+		ClientCACert: r.str("GRPC_CLIENT_TLS_CACERT", ""), ClientSAN: r.str("GRPC_CLIENT_TLS_SAN", "")}
 	r.unsupported(&s)
 	r.check(&s)
 	return s, errors.Join(r.errs...)
@@ -147,6 +170,15 @@ func (r *reader) check(s *Settings) {
 	case "unix", "tcp":
 	default:
 		r.errs = append(r.errs, fmt.Errorf("REDIS_SOCKET_TYPE: %q is not unix or tcp", s.RedisSocketType))
+	}
+	if s.ConfigType == ConfigXDS {
+		r.checkXDS(s.XDS)
+	}
+	if s.ConfigType != ConfigFile && s.ConfigType != ConfigXDS {
+		r.errs = append(r.errs, fmt.Errorf("CONFIG_TYPE: %q is not %s or %s", s.ConfigType, ConfigFile, ConfigXDS))
+	}
+	if s.GRPCTLS.On && (s.GRPCTLS.Cert == "" || s.GRPCTLS.Key == "") {
+		r.errs = append(r.errs, errors.New("GRPC_SERVER_USE_TLS: needs GRPC_SERVER_TLS_CERT and GRPC_SERVER_TLS_KEY"))
 	}
 	if s.RedisTimeout <= 0 {
 		r.errs = append(r.errs, fmt.Errorf("REDIS_TIMEOUT: must be positive, not %v", s.RedisTimeout))

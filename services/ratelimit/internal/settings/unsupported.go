@@ -8,15 +8,15 @@ import (
 // refusedWhenOn are upstream features a deployment depends on when it turns them on:
 // winlimit refuses to start rather than run without them.
 var refusedWhenOn = []string{
-	"QUOTA_MODE", "RESPONSE_DYNAMIC_METADATA", "REDIS_PERSECOND", "GRPC_SERVER_USE_TLS",
-	"TRACING_ENABLED", "FORCE_START_WITHOUT_INITIAL_CONFIG", "HEALTHY_WITH_AT_LEAST_ONE_CONFIG_LOADED",
+	"QUOTA_MODE", "RESPONSE_DYNAMIC_METADATA", "REDIS_PERSECOND",
+	"TRACING_ENABLED", "HEALTHY_WITH_AT_LEAST_ONE_CONFIG_LOADED",
 	"MEMCACHE_TLS",
 }
 
 // refusedWhenSet are settings whose mere presence asks for something winlimit lacks.
 var refusedWhenSet = []string{
 	"GRPC_UDS", "MEMCACHE_HOST_PORT", "MEMCACHE_SRV", "PROMETHEUS_MAPPER_YAML", "REDIS_PERSECOND_URL",
-	"REDIS_PIPELINE_WINDOW", "REDIS_PIPELINE_LIMIT", "CONFIG_GRPC_XDS_SERVER_URL",
+	"REDIS_PIPELINE_WINDOW", "REDIS_PIPELINE_LIMIT",
 }
 
 // statsdSettings are upstream's statsd knobs: on by default there, so a deployment that
@@ -36,9 +36,6 @@ func (r *reader) unsupported(s *Settings) {
 	}
 	if b := strings.ToLower(r.str("BACKEND_TYPE", "redis")); b != "redis" {
 		r.errs = append(r.errs, fmt.Errorf("BACKEND_TYPE=%s is not supported by winlimit-ratelimit (redis only)", b))
-	}
-	if c := strings.ToUpper(r.str("CONFIG_TYPE", "FILE")); c != "FILE" {
-		r.errs = append(r.errs, fmt.Errorf("CONFIG_TYPE=%s is not supported by winlimit-ratelimit (FILE only)", c))
 	}
 	if r.boolean("USE_STATSD", true) || r.boolean("USE_DOG_STATSD", false) {
 		s.Warnings = append(s.Warnings, "statsd is not supported by winlimit-ratelimit: "+
