@@ -21,10 +21,12 @@ func ExampleNewLimiter() {
 	ctx := context.Background()
 	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr()})
 
+	// --8<-- [start:after]
 	// import "github.com/winlimit/winlimit/clients/go/redisrate", was github.com/go-redis/redis_rate/v10
 	limiter := redisrate.NewLimiter(rdb)
 	res, err := limiter.Allow(ctx, "project:123", redisrate.PerSecond(10))
 	// res.Allowed, res.Remaining, res.RetryAfter, res.ResetAfter: as redis_rate's
+	// --8<-- [end:after]
 	fmt.Println(res.Allowed, res.Remaining, err)
 	// Output: 1 9 <nil>
 }
