@@ -15,7 +15,7 @@ Blocks that change the machine they run on (installing the module or a package) 
 replayed by a test, and a few are checked by a test of their own (the source tree): NOT_REPLAYABLE
 names each, with what runs or checks the same instead; an entry that matches no block fails.
 
-Run: python3 scripts/check_snippets.py [-v: list the blocks of SCOPED_OUT and PENDING too]
+Run: python3 scripts/check_snippets.py
 """
 
 import pathlib
@@ -27,21 +27,6 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 # Files whose code blocks must be run.
 PAGES = ["README.md", "docs/**/*.md", "clients/*/README.md", "examples/README.md", "examples/*/README.md"]
-
-# Being rewritten by other engineers while issue 47 lands (their branches own these files): the
-# check reports their blocks but does not fail on them. The lead removes this after merging.
-SCOPED_OUT = {
-    "clients/java/README.md": "rewritten on the Java branch in parallel; converted after the merge",
-    "clients/go/README.md": "rewritten on the Go branch in parallel; converted after the merge",
-}
-
-# Moved here from the Python and Node READMEs with issue 47 and not yet converted: their blocks
-# are reported, by count and line, but do not fail the check. Each page leaves this list when its
-# last block runs; a block added to one fails like anywhere else once the page has left.
-PENDING = {
-    "docs/guides/python.md": "the Python client's full guide, moved from clients/python/README.md; its blocks await conversion into examples/",
-    "docs/guides/node.md": "the Node client's full guide, moved from clients/node/README.md; its blocks await conversion into examples/",
-}
 
 # Where run code lives: files CI compiles or runs (make examples-test, the test suites, the
 # Java consumer app that make itest-java builds and runs, Go's _test.go files with Examples).
@@ -177,36 +162,28 @@ def is_python_session(block):
 
 def python_sessions():
     """Every Python session of the checked pages: (page, line, lines)."""
-    return [(b.page, b.line, b.lines) for page in pages() if page not in SCOPED_OUT
+    return [(b.page, b.line, b.lines) for page in pages()
             for b in blocks_of(page) if is_python_session(b)]
 
 
 def sessions():
     """Every replayable session of the checked pages: (page, line, lines)."""
-    return [(b.page, b.line, b.lines) for page in pages() if page not in SCOPED_OUT
+    return [(b.page, b.line, b.lines) for page in pages()
             for b in blocks_of(page) if is_session(b)]
 
 
 def main():
     apps = example_apps()
-    failures, reported, used = [], [], set()
+    failures, used = [], set()
     for page in pages():
         for block in blocks_of(page):
             used.add((block.page, block.first))
             problem = why_unchecked(block, apps)
-            if problem is None:
-                continue
-            entry = f"{page}:{block.line}: {problem}"
-            (reported if page in SCOPED_OUT or page in PENDING else failures).append(entry)
+            if problem is not None:
+                failures.append(f"{page}:{block.line}: {problem}")
     stale = [f"NOT_REPLAYABLE names no block: {page}: {first!r}" for page, first in NOT_REPLAYABLE if (page, first) not in used]
-    for page, reason in {**SCOPED_OUT, **PENDING}.items():
-        count = sum(1 for entry in reported if entry.startswith(page + ":"))
-        print(f"check_snippets: {page}: {count} unchecked blocks, not failing ({reason})")
     for entry in failures + stale:
         print(f"check_snippets: {entry}", file=sys.stderr)
-    if "-v" in sys.argv[1:]:
-        for entry in reported:
-            print(f"check_snippets: not failing: {entry}")
     if failures or stale:
         print(f"check_snippets: {len(failures) + len(stale)} code blocks nothing runs", file=sys.stderr)
         return 1

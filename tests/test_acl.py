@@ -15,7 +15,7 @@ COMMANDS = [c.short for c in commands.DEFAULT]
 NOPERM = "NOPERM "
 LIMITED = ("lim", "pw")     # ~rl:* +@all
 READER = ("reader", "pw")   # %R~rl:* +@all
-# Redis 6.2 has no read-only key permissions (%R~, 7.0+): a reader there is what the README
+# Redis 6.2 has no read-only key permissions (%R~, 7.0+): a reader there is what docs/operations/index.md
 # tells its users to write, a user denied the writing commands by name, and the reader tests
 # assert the same of it.
 DENY_WRITERS_BY_NAME = ["-" + c.name for c in commands.WRITERS]
@@ -112,12 +112,12 @@ def test_commands_belong_to_the_acl_categories_of_the_core_commands_they_replace
 
 
 @editions.module_only("-@write and rules by command name cover the module's commands; a library user needs "
-                      "rules on FCALL and the commands it runs (README, Without the module)")
+                      "rules on FCALL and the commands it runs (docs/getting-started/managed.md, Without the module)")
 @pytest.mark.parametrize("command", COMMANDS)
 def test_a_user_denied_at_write_may_only_run_the_read_only_variants(server, command):
     r = server.client
     # Before Redis 7.2 module commands join no category, so -@write does not cover them
-    # (see the test above); there the README's rule names the writing commands instead.
+    # (see the test above); there docs/operations/index.md's rule names the writing commands instead.
     deny = ["-@write"] if server_has_module_acl_categories(r) else DENY_WRITERS_BY_NAME
     r.execute_command("ACL", "SETUSER", NO_WRITE[0], "on", ">" + NO_WRITE[1], "~*", "+@all", *deny)
     r.flushall()

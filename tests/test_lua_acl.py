@@ -1,4 +1,4 @@
-"""The ACL rules README ("Without the module") gives a limited user are enough for every
+"""The ACL rules docs/getting-started/managed.md ("Without the module") gives a limited user are enough for every
 function, and no more is needed; without +time the library refuses with an error that says
 the server clock was refused, never falling back to another clock."""
 
@@ -11,7 +11,7 @@ from kit.server import REDIS_62
 pytestmark = editions.module_only("it loads the library itself: one run, in the module edition")
 
 HOUR = 3_600_000
-# README "Without the module", word for word (Redis 6.x has no PEXPIRETIME, and ACL refuses
+# docs/getting-started/managed.md, "Without the module", word for word (Redis 6.x has no PEXPIRETIME, and ACL refuses
 # the name; FIXED on a live counter reads the time left with PTTL everywhere).
 READS = ("+time +type +pttl" if REDIS_62 else "+time +type +pexpiretime +pttl") + \
     " +get +zcard +zcount +zrange +zrangebyscore +zrevrange"

@@ -2,7 +2,7 @@
 Redis 6.x script built from it on 6.2): thousands of random argument lists, edges of every
 range included, each called on a fresh key by both on one server. Both answer the same five
 integers, or the same error, and leave the same value and expiry; the library's range error
-(README "Without the module") is for hand-written states only, never for these. Then GCRA
+(docs/getting-started/managed.md, "Exact ranges") is for hand-written states only, never for these. Then GCRA
 states the module wrote, copied to a second key, are called with a changed limit, period or
 BURST, quotas up to 10^12 per period, by the module on one copy and the library on the other.
 

@@ -42,3 +42,15 @@ def test_a_redis_cli_console_session_passes_and_another_shell_session_is_listed(
 
 def test_every_page_passes_the_check_today():
     assert check_snippets.main() == 0
+
+
+def test_an_unchecked_block_fails_the_check_on_the_pages_it_once_spared(monkeypatch, capsys):
+    # These four were allowed unchecked blocks while issue 47 landed; no page is any more.
+    pages = ["docs/guides/python.md", "docs/guides/node.md", "clients/go/README.md", "clients/java/README.md"]
+    unrun = {page: block(["limiter.slide(key, 60_000, 100)"], "python", page=page) for page in pages}
+    monkeypatch.setattr(check_snippets, "pages", lambda: iter(pages))
+    monkeypatch.setattr(check_snippets, "blocks_of", lambda page: [unrun[page]])
+    monkeypatch.setattr(check_snippets, "NOT_REPLAYABLE", {})
+    assert check_snippets.main() == 1
+    err = capsys.readouterr().err
+    assert all(f"{page}:1: not included from a file CI runs" in err for page in pages)

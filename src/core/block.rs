@@ -2,7 +2,7 @@
 //! a wait (not [`NEVER`]: a cost above the limit blocks nothing), the key is blocked for `ms`.
 //! While blocked every recording call is rejected and records nothing, and peeks report the
 //! same; a rejection during a block does not extend it. Each algorithm stores the block in
-//! its own key (see README, "BLOCK ms").
+//! its own key (see docs/concepts/refunds-and-peeks.md, "REFUND n and BLOCK ms").
 
 use crate::core::request::Mode;
 use crate::core::verdict::{Verdict, NEVER};

@@ -30,4 +30,7 @@ echo "$out" | grep 'winlimit consumer:'
 echo "$out" | grep -q 'winlimit consumer: allowed=true remaining=2 backend=module {RateLimit-Policy="winlimit";q=3;w=3600, RateLimit="winlimit";r=2;t=3600}' \
     || { echo "check.sh: the consumer's call did not answer as expected" >&2; exit 1; }
 [ "$("$cli" -p "$port" exists 'rl:+4915112345678')" = 1 ]
+# The README's calls (ReadmeCalls): two on "sms:ann" (template, then Lettuce), one on "api:42".
+echo "$out" | grep -q 'winlimit readme: template=true lettuce=1 configured=api:99' \
+    || { echo "check.sh: the README's calls did not answer as expected" >&2; exit 1; }
 echo "consumer: 1 passed, 0 failed"

@@ -56,7 +56,7 @@ function wrapped(error: unknown): RedisCallError {
 
 function missing(error: unknown, rule: string, what: string): MissingPermission {
   const text = error instanceof Error ? error.message : String(error);
-  return new MissingPermission(`${text} -- ${what} needs the ACL rule ${rule} for this user (see the client README, "Backends")`, { cause: error });
+  return new MissingPermission(`${text} -- ${what} needs the ACL rule ${rule} for this user (see docs/guides/node.md, "Backends: with or without the module")`, { cause: error });
 }
 
 /** What is known of one server (one cluster node): what "auto" chose there, and whether

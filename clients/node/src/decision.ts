@@ -61,7 +61,7 @@ export interface DecisionFields {
  * The five fields every winlimit command replies, by name, and the policies of the call.
  *
  * `limit`, `remaining` and `resetAfterMs` describe the binding pair of the call (for
- * several windows: see the module's README, "Reply"); `policies` lists every policy the
+ * several windows: see docs/reference/replies-and-errors.md, "Reply"); `policies` lists every policy the
  * call checked, and `policy` is the binding one.
  */
 export class Decision {

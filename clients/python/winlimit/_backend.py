@@ -104,7 +104,7 @@ def _is(error: redis.ResponseError, text: str) -> bool:
 
 def _permission(error: redis.ResponseError, rule: str, what: str) -> MissingPermission:
     return MissingPermission(f"{error} -- {what} needs the ACL rule {rule} for this user "
-                             "(see the client README, \"Backends\")")
+                             "(see docs/guides/python.md, \"Backends: with or without the module\")")
 
 
 class Chooser:

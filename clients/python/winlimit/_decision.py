@@ -41,7 +41,7 @@ class Decision:
     """The five fields every winlimit command replies, by name, and the policies of the call.
 
     `limit`, `remaining` and `reset_after_ms` describe the binding pair of the call (for
-    several windows: see the module's README, "Reply"); `policies` lists every policy the call
+    several windows: see docs/reference/replies-and-errors.md, "Reply"); `policies` lists every policy the call
     checked, and `policy` is the binding one. `waited_ms` is how long a call with `wait=`
     slept in all before this decision (0 when it did not wait); `cached` is true when a
     limiter with `cache_rejections=True` answered the call locally, without Redis.

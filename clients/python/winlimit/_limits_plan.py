@@ -19,7 +19,7 @@ from ._decision import Decision
 COUNTER_LIMIT = 10**12
 # The exact log's default `winlimit.max-limit`; above it a moving window counts per bucket.
 DEFAULT_MAX_LIMIT = 10_000
-# With BUCKET, a window holds at most this many buckets (README, "BUCKET ms").
+# With BUCKET, a window holds at most this many buckets (docs/concepts/windows.md, "BUCKET ms").
 BUCKETS_PER_WINDOW = 1000
 
 SCHEMES = ["winlimit+redis", "winlimit+rediss", "winlimit+redis+cluster"]
