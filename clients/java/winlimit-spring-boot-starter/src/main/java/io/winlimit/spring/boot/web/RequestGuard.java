@@ -9,6 +9,9 @@ import io.winlimit.model.WinlimitException;
 import io.winlimit.spring.boot.RatePolicy;
 import io.winlimit.spring.boot.WinlimitMeters;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -44,6 +47,40 @@ public final class RequestGuard {
         this.shadowLog = shadowLog;
     }
 
+    /** One limit of a request: its policy, and its key without the prefix. */
+    public record Check(RatePolicy policy, String key) {}
+
+    /** The verdicts on a request's limits, decided one after another in the order given: the
+     * first that does not let the request through (429 or 503) is the last, as a stack of the
+     * other clients' middleware decides. Empty when there is nothing to check. */
+    public CompletableFuture<List<Verdict>> decideAll(List<Check> checks) {
+        CompletableFuture<List<Verdict>> out = CompletableFuture.completedFuture(new ArrayList<>());
+        for (Check check : checks) {
+            out = out.thenCompose(verdicts -> {
+                if (!verdicts.isEmpty() && !verdicts.get(verdicts.size() - 1).passes()) {
+                    return CompletableFuture.completedFuture(verdicts);
+                }
+                return decide(check.policy(), check.key()).thenApply(verdict -> {
+                    verdicts.add(verdict);
+                    return verdicts;
+                });
+            });
+        }
+        return out;
+    }
+
+    /** The response fields of every verdict decided, merged in order by each one's style
+     * (draft-11 lists every policy; clients/spec/header_styles.json). */
+    public static Map<String, String> fields(List<Verdict> verdicts) {
+        Map<String, String> on = new LinkedHashMap<>();
+        for (Verdict verdict : verdicts) {
+            if (verdict.decision() != null) { // Redis failed: no fields (failing open or closed)
+                on = verdict.policy().style().merged(on, verdict.headers());
+            }
+        }
+        return on;
+    }
+
     /** The verdict on a request whose key is {@code key} (without the prefix) under {@code policy}. */
     public CompletableFuture<Verdict> decide(RatePolicy policy, String key) {
         String full = prefix + key;
@@ -67,10 +104,10 @@ public final class RequestGuard {
         });
     }
 
-    /** The verdict, waited for on this thread (the servlet stack's): at most the timeout. */
-    public Verdict decideNow(RatePolicy policy, String key) {
+    /** The verdicts, waited for on this thread (the servlet stack's): at most the timeout each. */
+    public List<Verdict> decideNow(List<Check> checks) {
         try {
-            return decide(policy, key).get();
+            return decideAll(checks).get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while checking the rate limit", e);

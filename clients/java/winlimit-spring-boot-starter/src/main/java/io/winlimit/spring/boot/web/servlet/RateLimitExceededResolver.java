@@ -8,9 +8,13 @@ import org.springframework.web.servlet.HandlerExceptionResolver;
 import org.springframework.web.servlet.ModelAndView;
 
 import io.winlimit.spring.boot.RateLimitExceededException;
+import io.winlimit.spring.boot.web.RateLimiterUnavailableException;
 
-/** Answers a {@link RateLimitExceededException} a handler threw as a rejection: its fields,
- * Retry-After, and the {@link ServletRejectionHandler}'s response (429). */
+/** Answers a {@link RateLimitExceededException} (a @RateLimit's rejection, or a handler's own
+ * from {@code RateLimits.check}) as a rejection: its fields, Retry-After, and the
+ * {@link ServletRejectionHandler}'s response (429); and a {@link RateLimiterUnavailableException}
+ * 503 "rate limiter unavailable". First of the resolvers, so an application's catch-all
+ * {@code @ExceptionHandler} never turns a rejection into its own answer. */
 public final class RateLimitExceededResolver implements HandlerExceptionResolver, Ordered {
     private final ServletRejectionHandler rejection;
 
@@ -20,16 +24,23 @@ public final class RateLimitExceededResolver implements HandlerExceptionResolver
 
     @Override
     public ModelAndView resolveException(HttpServletRequest request, HttpServletResponse response, Object handler, Exception ex) {
-        if (!(ex instanceof RateLimitExceededException exceeded) || response.isCommitted()) {
+        if (response.isCommitted()) {
             return null;
         }
-        exceeded.headers().forEach(response::setHeader);
         try {
-            rejection.reject(request, response, exceeded.decision());
+            if (ex instanceof RateLimitExceededException exceeded) {
+                exceeded.headers().forEach(response::setHeader);
+                rejection.reject(request, response, exceeded.decision());
+                return new ModelAndView();
+            }
+            if (ex instanceof RateLimiterUnavailableException) {
+                ServletRejectionHandler.text(response, 503, "rate limiter unavailable");
+                return new ModelAndView();
+            }
         } catch (java.io.IOException e) {
             return null;
         }
-        return new ModelAndView();
+        return null;
     }
 
     @Override

@@ -59,7 +59,7 @@ public final class SettlingFilter extends OncePerRequestFilter {
             if (!settled.compareAndSet(false, true)) {
                 return;
             }
-            Object held = request.getAttribute(RateLimitInterceptor.VERDICTS);
+            Object held = request.getAttribute(RateLimitMethodInterceptor.VERDICTS);
             if (held instanceof List<?> verdicts) {
                 for (Object verdict : verdicts) {
                     guard.settle((Verdict) verdict, status).join();
