@@ -19,12 +19,12 @@ import org.springframework.web.reactive.result.method.annotation.RequestMappingH
 import io.winlimit.AsyncLimiter;
 import io.winlimit.spring.boot.RateLimits;
 import io.winlimit.spring.boot.WinlimitMeters;
-import io.winlimit.spring.boot.web.KeyExpressions;
-import io.winlimit.spring.boot.web.RateLimitedHandlers;
-import io.winlimit.spring.boot.web.RequestGuard;
-import io.winlimit.http.ShadowLog;
-import io.winlimit.spring.boot.web.reactive.RateLimitExceededHandler;
-import io.winlimit.spring.boot.web.reactive.RateLimitHandlerAdapter;
+import io.winlimit.spring.boot.internal.web.KeyExpressions;
+import io.winlimit.spring.boot.internal.web.RateLimitedHandlers;
+import io.winlimit.spring.boot.internal.web.RequestGuard;
+import io.winlimit.internal.http.ShadowLog;
+import io.winlimit.spring.boot.internal.web.reactive.RateLimitExceededHandler;
+import io.winlimit.spring.boot.internal.web.reactive.RateLimitHandlerAdapter;
 import io.winlimit.spring.boot.web.reactive.ReactiveRejectionHandler;
 
 /** @RateLimit on WebFlux: the handler adapter that limits @RateLimit methods, the handler of {@code RateLimitExceededException}, and

@@ -17,15 +17,15 @@ import org.springframework.web.servlet.mvc.method.RequestMappingInfoHandlerMappi
 import io.winlimit.AsyncLimiter;
 import io.winlimit.spring.boot.RateLimits;
 import io.winlimit.spring.boot.WinlimitMeters;
-import io.winlimit.spring.boot.web.KeyExpressions;
-import io.winlimit.spring.boot.web.RateLimitedHandlers;
-import io.winlimit.spring.boot.web.RequestGuard;
-import io.winlimit.http.ShadowLog;
-import io.winlimit.spring.boot.web.servlet.RateLimitExceededResolver;
-import io.winlimit.spring.boot.web.servlet.RateLimitAdvisingPostProcessor;
-import io.winlimit.spring.boot.web.servlet.RateLimitMethodInterceptor;
+import io.winlimit.spring.boot.internal.web.KeyExpressions;
+import io.winlimit.spring.boot.internal.web.RateLimitedHandlers;
+import io.winlimit.spring.boot.internal.web.RequestGuard;
+import io.winlimit.internal.http.ShadowLog;
+import io.winlimit.spring.boot.internal.web.servlet.RateLimitExceededResolver;
+import io.winlimit.spring.boot.internal.web.servlet.RateLimitAdvisingPostProcessor;
+import io.winlimit.spring.boot.internal.web.servlet.RateLimitMethodInterceptor;
 import io.winlimit.spring.boot.web.servlet.ServletRejectionHandler;
-import io.winlimit.spring.boot.web.servlet.SettlingFilter;
+import io.winlimit.spring.boot.internal.web.servlet.SettlingFilter;
 
 /** @RateLimit on Spring MVC: the proxy around @RateLimit methods and its interceptor, the filter that settles refunds, the resolver
  * of {@code RateLimitExceededException}, and the startup check of every @RateLimit handler. */
