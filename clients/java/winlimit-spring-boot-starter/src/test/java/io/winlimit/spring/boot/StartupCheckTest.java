@@ -73,9 +73,15 @@ class StartupCheckTest {
     }
 
     @Test
-    void aFinalRateLimitMethodStopsAWebFluxStartNamingWhy() {
+    void aFinalRateLimitMethodStopsTheStartOnMvcNamingWhy() {
+        assertRefused(WebApplicationType.SERVLET, FinalHandler.class,
+                "@RateLimit on FinalHandler.f cannot be limited: the method is final, private or static");
+    }
+
+    @Test
+    void aFinalRateLimitMethodStopsTheStartOnWebFluxNamingWhy() {
         assertRefused(WebApplicationType.REACTIVE, FinalHandler.class,
-                "@RateLimit on FinalHandler.f cannot be limited on WebFlux: the method is final, private or static");
+                "@RateLimit on FinalHandler.f cannot be limited: the method is final, private or static");
     }
 
     @Test

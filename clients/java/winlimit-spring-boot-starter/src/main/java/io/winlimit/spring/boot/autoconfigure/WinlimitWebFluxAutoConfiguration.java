@@ -77,11 +77,6 @@ public class WinlimitWebFluxAutoConfiguration {
     public ApplicationListener<ContextRefreshedEvent> winlimitReactiveStartupCheck(RateLimitedHandlers winlimitReactiveHandlers) {
         return event -> event.getApplicationContext().getBeansOfType(RequestMappingInfoHandlerMapping.class).values()
                 .forEach(mapping -> mapping.getHandlerMethods().values()
-                        .forEach(method -> {
-                            winlimitReactiveHandlers.check(method.getMethod(), method.getBeanType());
-                            if (!winlimitReactiveHandlers.limits(method.getMethod(), method.getBeanType()).isEmpty()) {
-                                RateLimitHandlerAdapter.checkStandIn(method);
-                            }
-                        }));
+                        .forEach(method -> winlimitReactiveHandlers.check(method.getMethod(), method.getBeanType())));
     }
 }

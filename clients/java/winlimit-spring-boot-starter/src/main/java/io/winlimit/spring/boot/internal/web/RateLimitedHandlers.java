@@ -1,6 +1,7 @@
 package io.winlimit.spring.boot.internal.web;
 
 import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -9,6 +10,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
 import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.util.ClassUtils;
 
 import io.winlimit.spring.boot.RateLimits;
 import io.winlimit.spring.boot.RatePolicy;
@@ -65,10 +67,18 @@ public final class RateLimitedHandlers {
         return out;
     }
 
-    /** Checks a handler at startup: its policies exist, its key expressions parse and name
-     * only its arguments and #request. */
+    /** Checks a handler at startup: it can be subclassed, its policies exist, its key
+     * expressions parse and name only its arguments and #request. */
     public void check(Method method, Class<?> beanType) {
-        for (RateLimit annotation : annotations(method, beanType)) {
+        List<RateLimit> annotations = annotations(method, beanType);
+        String why = annotations.isEmpty() ? null : whyNotOverridable(beanType, method);
+        if (why != null) {
+            // A subclass that cannot override the method would run it unlimited, silently.
+            throw new IllegalStateException("@RateLimit on " + KeyExpressions.describe(method) + " cannot be limited: " + why
+                    + " (the starter subclasses the controller: a proxy on MVC, a stand-in that receives the resolved"
+                    + " arguments on WebFlux)");
+        }
+        for (RateLimit annotation : annotations) {
             RatePolicy policy;
             try {
                 policy = rateLimits.policy(annotation.value());
@@ -80,6 +90,19 @@ public final class RateLimitedHandlers {
                 keys.check(method, expression);
             }
         }
+    }
+
+    /** Why a subclass of {@code type} cannot override {@code method}, or null. */
+    static String whyNotOverridable(Class<?> type, Method method) {
+        Class<?> user = ClassUtils.getUserClass(type);
+        if (Modifier.isFinal(user.getModifiers())) {
+            return "its class " + user.getName() + " is final";
+        }
+        int modifiers = method.getModifiers();
+        if (Modifier.isFinal(modifiers) || Modifier.isPrivate(modifiers) || Modifier.isStatic(modifiers)) {
+            return "the method is final, private or static";
+        }
+        return null;
     }
 
     public KeyExpressions keys() {

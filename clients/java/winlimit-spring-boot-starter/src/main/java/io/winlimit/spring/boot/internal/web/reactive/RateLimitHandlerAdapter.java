@@ -65,16 +65,6 @@ public final class RateLimitHandlerAdapter implements HandlerAdapter, Ordered {
         return handler instanceof HandlerMethod method && !handlers.limits(method.getMethod(), method.getBeanType()).isEmpty();
     }
 
-    /** Checks at startup that a stand-in can be made for a @RateLimit handler method. */
-    public static void checkStandIn(HandlerMethod method) {
-        String why = StandIns.whyNot(method.getBeanType(), method.getMethod());
-        if (why != null) {
-            throw new IllegalStateException("@RateLimit on " + method.getBeanType().getSimpleName() + "."
-                    + method.getMethod().getName() + " cannot be limited on WebFlux: " + why + " (the starter subclasses the"
-                    + " controller to receive the handler's resolved arguments before it runs)");
-        }
-    }
-
     @Override
     public Mono<HandlerResult> handle(ServerWebExchange exchange, Object handler) {
         HandlerMethod method = (HandlerMethod) handler;

@@ -2,7 +2,6 @@ package io.winlimit.spring.boot.internal.web.reactive;
 
 import java.lang.reflect.Array;
 import java.lang.reflect.Method;
-import java.lang.reflect.Modifier;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -68,20 +67,6 @@ final class StandIns {
         Factory standIn = (Factory) OBJENESIS.newInstance(type);
         standIn.setCallback(0, captured);
         return standIn;
-    }
-
-    /** Why a stand-in cannot be made for {@code method} of {@code type}, or null: a subclass
-     * must override it, or the controller's own method would run on the stand-in. */
-    static String whyNot(Class<?> type, Method method) {
-        Class<?> user = ClassUtils.getUserClass(type);
-        if (Modifier.isFinal(user.getModifiers())) {
-            return "its class " + user.getName() + " is final";
-        }
-        int modifiers = method.getModifiers();
-        if (Modifier.isFinal(modifiers) || Modifier.isPrivate(modifiers) || Modifier.isStatic(modifiers)) {
-            return "the method is final, private or static";
-        }
-        return null;
     }
 
     private static Class<?> subclass(Class<?> type) {
