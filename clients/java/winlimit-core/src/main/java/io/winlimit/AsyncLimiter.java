@@ -1,9 +1,10 @@
 package io.winlimit;
 
-import io.winlimit.breaker.Breakers;
+import io.winlimit.internal.RejectionCache;
+import io.winlimit.internal.breaker.Breakers;
 import io.winlimit.breaker.CircuitBreaker;
-import io.winlimit.breaker.Failures;
-import io.winlimit.library.Backends;
+import io.winlimit.internal.breaker.Failures;
+import io.winlimit.internal.library.Backends;
 import io.winlimit.model.Args;
 import io.winlimit.model.BreakerOpenException;
 import io.winlimit.model.Decision;
@@ -13,9 +14,9 @@ import io.winlimit.model.RedisUnavailableException;
 import io.winlimit.model.SlideOptions;
 import io.winlimit.model.Window;
 import io.winlimit.model.WinlimitException;
-import io.winlimit.protocol.Call;
-import io.winlimit.protocol.Commands;
-import io.winlimit.protocol.Replies;
+import io.winlimit.internal.protocol.Call;
+import io.winlimit.internal.protocol.Commands;
+import io.winlimit.internal.protocol.Replies;
 import io.winlimit.spi.RedisCommand;
 import io.winlimit.spi.RedisExecutor;
 import java.nio.charset.StandardCharsets;
@@ -152,7 +153,7 @@ public final class AsyncLimiter {
 
     /** Answers a call built by {@link Commands}: from the rejection cache, else from Redis; with
      * a wait, again while rejected until accepted or out of time. */
-    public CompletionStage<Decision> decide(Call call) {
+    CompletionStage<Decision> decide(Call call) {
         if (call.waitMs() < 0) {
             return once(call);
         }

@@ -1,7 +1,7 @@
 package io.winlimit;
 
 import io.winlimit.model.Decision;
-import io.winlimit.protocol.Call;
+import io.winlimit.internal.protocol.Call;
 
 /** What decides a call while Redis fails or the breaker is open: the very command line that
  * would have gone to Redis (the memory package's {@code MemoryLimiter} is one). */

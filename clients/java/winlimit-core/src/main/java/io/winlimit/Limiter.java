@@ -1,13 +1,12 @@
 package io.winlimit;
 
-import io.winlimit.library.Backends;
+import io.winlimit.internal.library.Backends;
 import io.winlimit.model.Decision;
 import io.winlimit.model.FixedOptions;
 import io.winlimit.model.GcraOptions;
 import io.winlimit.model.RedisUnavailableException;
 import io.winlimit.model.SlideOptions;
 import io.winlimit.model.Window;
-import io.winlimit.protocol.Call;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
@@ -87,11 +86,6 @@ public final class Limiter {
     /** Deletes the key and forgets its cached rejections; true if a key was removed. */
     public boolean reset(String key) {
         return await(async.reset(key));
-    }
-
-    /** Answers a call built by {@link io.winlimit.protocol.Commands}. */
-    public Decision decide(Call call) {
-        return await(async.decide(call));
     }
 
     private static <T> T await(CompletionStage<T> stage) {

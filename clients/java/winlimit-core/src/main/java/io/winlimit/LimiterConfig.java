@@ -59,7 +59,7 @@ public final class LimiterConfig {
 
     public LimiterConfig name(String name) {
         LimiterConfig out = new LimiterConfig(this);
-        out.name = io.winlimit.protocol.Commands.checkName(name);
+        out.name = io.winlimit.internal.protocol.Commands.checkName(name);
         return out;
     }
 

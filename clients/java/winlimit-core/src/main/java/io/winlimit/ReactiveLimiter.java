@@ -6,7 +6,7 @@ import io.winlimit.model.FixedOptions;
 import io.winlimit.model.GcraOptions;
 import io.winlimit.model.SlideOptions;
 import io.winlimit.model.Window;
-import io.winlimit.protocol.Call;
+import io.winlimit.internal.protocol.Call;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.Supplier;
@@ -42,7 +42,7 @@ public final class ReactiveLimiter {
     }
 
     public Mono<Decision> slide(String key, List<Window> windows, SlideOptions options) {
-        Call call = io.winlimit.protocol.Commands.slide(defaults(), key, windows, options);
+        Call call = io.winlimit.internal.protocol.Commands.slide(defaults(), key, windows, options);
         return lazily(() -> async.decide(call).toCompletableFuture());
     }
 
@@ -51,7 +51,7 @@ public final class ReactiveLimiter {
     }
 
     public Mono<Decision> fixed(String key, Duration window, long limit, FixedOptions options) {
-        Call call = io.winlimit.protocol.Commands.fixed(defaults(), key, Args.millis("window", window), limit, options);
+        Call call = io.winlimit.internal.protocol.Commands.fixed(defaults(), key, Args.millis("window", window), limit, options);
         return lazily(() -> async.decide(call).toCompletableFuture());
     }
 
@@ -60,7 +60,7 @@ public final class ReactiveLimiter {
     }
 
     public Mono<Decision> gcra(String key, Duration period, long limit, GcraOptions options) {
-        Call call = io.winlimit.protocol.Commands.gcra(defaults(), key, Args.millis("period", period), limit, options);
+        Call call = io.winlimit.internal.protocol.Commands.gcra(defaults(), key, Args.millis("period", period), limit, options);
         return lazily(() -> async.decide(call).toCompletableFuture());
     }
 
@@ -71,13 +71,9 @@ public final class ReactiveLimiter {
         return lazily(() -> async.reset(key).toCompletableFuture());
     }
 
-    /** Answers a call built by {@link io.winlimit.protocol.Commands}, on subscription. */
-    public Mono<Decision> decide(Call call) {
-        return lazily(() -> async.decide(call).toCompletableFuture());
-    }
 
-    private io.winlimit.protocol.Commands.Defaults defaults() {
-        return new io.winlimit.protocol.Commands.Defaults(async.config().name(), async.config().blockMs());
+    private io.winlimit.internal.protocol.Commands.Defaults defaults() {
+        return new io.winlimit.internal.protocol.Commands.Defaults(async.config().name(), async.config().blockMs());
     }
 
     private static <T> Mono<T> lazily(Supplier<java.util.concurrent.CompletableFuture<T>> start) {

@@ -34,7 +34,7 @@ final class Timeouts {
             if (error == null) {
                 out.complete(reply);
             } else {
-                out.completeExceptionally(io.winlimit.library.Backends.cause(error));
+                out.completeExceptionally(io.winlimit.internal.library.Backends.cause(error));
             }
         });
         return out;

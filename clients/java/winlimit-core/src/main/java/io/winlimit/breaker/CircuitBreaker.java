@@ -104,7 +104,7 @@ public final class CircuitBreaker {
     }
 
     /** The end of a call admitted as {@code action}: {@code failed} when it failed in a way that
-     * counts ({@link Failures#counts}), false for an answer or the caller's error. */
+     * counts (a connection error, a timeout or a reply of clients/spec/breaker.json), false for an answer or the caller's error. */
     public void done(Action action, boolean failed) {
         if (!options.enabled() || action == Action.REFUSE) {
             return;

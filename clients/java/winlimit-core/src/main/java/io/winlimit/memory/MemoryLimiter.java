@@ -1,7 +1,7 @@
 package io.winlimit.memory;
 
 import io.winlimit.LimiterConfig;
-import io.winlimit.RejectionCache;
+import io.winlimit.internal.RejectionCache;
 import io.winlimit.model.Args;
 import io.winlimit.model.Backend;
 import io.winlimit.model.Command;
@@ -11,9 +11,9 @@ import io.winlimit.model.GcraOptions;
 import io.winlimit.model.RedisServerException;
 import io.winlimit.model.SlideOptions;
 import io.winlimit.model.Window;
-import io.winlimit.protocol.Call;
-import io.winlimit.protocol.Commands;
-import io.winlimit.protocol.Replies;
+import io.winlimit.internal.protocol.Call;
+import io.winlimit.internal.protocol.Commands;
+import io.winlimit.internal.protocol.Replies;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;

@@ -91,7 +91,7 @@ class PackageCyclesTest {
     @Test
     void winlimitCoreHasNoPackageCycle() {
         Map<String, Set<String>> graph = graph(SOURCES);
-        assertTrue(graph.size() > 5 && graph.containsKey("io.winlimit.protocol"), "read no packages from " + SOURCES);
+        assertTrue(graph.size() > 5 && graph.containsKey("io.winlimit.internal.protocol"), "read no packages from " + SOURCES);
         assertEquals(List.of(), cycle(graph), "a package cycle: " + String.join(" -> ", cycle(graph)));
     }
 

@@ -1,5 +1,6 @@
 package io.winlimit.breaker;
 
+import io.winlimit.internal.breaker.Failures;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;

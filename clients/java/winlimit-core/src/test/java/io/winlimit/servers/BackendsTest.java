@@ -10,7 +10,7 @@ import io.lettuce.core.codec.StringCodec;
 import io.winlimit.Limiter;
 import io.winlimit.LimiterConfig;
 import io.winlimit.lettuce.WinlimitLettuce;
-import io.winlimit.library.Library;
+import io.winlimit.internal.library.Library;
 import io.winlimit.model.Backend;
 import io.winlimit.model.BackendChoice;
 import io.winlimit.model.Decision;

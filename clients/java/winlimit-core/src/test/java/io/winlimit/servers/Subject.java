@@ -3,7 +3,7 @@ package io.winlimit.servers;
 import io.winlimit.AsyncLimiter;
 import io.winlimit.Limiter;
 import io.winlimit.ReactiveLimiter;
-import io.winlimit.library.Backends;
+import io.winlimit.internal.library.Backends;
 import io.winlimit.model.Decision;
 import io.winlimit.model.FixedOptions;
 import io.winlimit.model.GcraOptions;

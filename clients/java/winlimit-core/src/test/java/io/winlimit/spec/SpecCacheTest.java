@@ -8,9 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.winlimit.RejectionCache;
+import io.winlimit.internal.RejectionCache;
 import io.winlimit.model.Decision;
-import io.winlimit.protocol.Call;
+import io.winlimit.internal.protocol.Call;
 import io.winlimit.support.Spec;
 import java.util.stream.Stream;
 import java.util.stream.StreamSupport;

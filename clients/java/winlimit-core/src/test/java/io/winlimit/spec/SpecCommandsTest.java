@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.winlimit.model.Command;
 import io.winlimit.model.Policy;
-import io.winlimit.protocol.Call;
+import io.winlimit.internal.protocol.Call;
 import io.winlimit.support.Spec;
 import java.util.ArrayList;
 import java.util.List;

@@ -5,12 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.winlimit.LimiterConfig;
-import io.winlimit.http.MiddlewareDefaults;
-import io.winlimit.http.ShadowLog;
-import io.winlimit.library.Backends;
+import io.winlimit.internal.http.MiddlewareDefaults;
+import io.winlimit.internal.http.ShadowLog;
+import io.winlimit.internal.library.Backends;
 import io.winlimit.model.ModuleNotLoadedException;
 import io.winlimit.model.RedisServerException;
-import io.winlimit.protocol.Commands;
+import io.winlimit.internal.protocol.Commands;
 import io.winlimit.support.Spec;
 import org.junit.jupiter.api.Test;
 

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.winlimit.http.IpKeys;
+import io.winlimit.internal.http.IpKeys;
 import io.winlimit.support.Spec;
 import java.util.stream.Stream;
 import java.util.stream.StreamSupport;

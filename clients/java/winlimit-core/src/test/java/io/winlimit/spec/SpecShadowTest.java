@@ -3,7 +3,7 @@ package io.winlimit.spec;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.winlimit.http.ShadowLog;
+import io.winlimit.internal.http.ShadowLog;
 import io.winlimit.model.Decision;
 import io.winlimit.support.Spec;
 import java.util.stream.Stream;

@@ -10,6 +10,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.winlimit.spring.boot.app.TestApp;
 import io.winlimit.spring.boot.support.Http;
 import io.winlimit.spring.boot.support.RedisServer;
+import io.winlimit.spring.boot.internal.web.KeyExpressions;
+import io.winlimit.spring.boot.internal.web.RateLimitedHandlers;
 import java.net.http.HttpResponse;
 import java.util.Map;
 import java.util.Optional;
@@ -82,6 +84,60 @@ abstract class AbstractWebTest {
         assertEquals("\"winlimit\";r=0;t=" + retryAfter, header(refused, "RateLimit"));
         assertEquals(200, http.post("/sms/bob").statusCode(), "another user's key has its own limit");
         assertEquals(":1", redis.command("EXISTS", "rl:alice"));
+    }
+
+    @Test
+    void aKeyFromAFieldOfTheRequestBodyAsSpringReadIt() {
+        HttpResponse<String> first = http.postJson("/orders", "{\"user\":\"ann\",\"items\":2}");
+        assertEquals(200, first.statusCode());
+        assertEquals("2 for ann", first.body());
+        assertEquals(429, http.postJson("/orders", "{\"user\":\"ann\",\"items\":3}").statusCode());
+        assertEquals(200, http.postJson("/orders", "{\"user\":\"bob\",\"items\":1}").statusCode());
+        assertEquals(":1", redis.command("EXISTS", "rl:order:ann"));
+    }
+
+    @Test
+    void aKeyFromTheRequestsPrincipal() {
+        HttpResponse<String> first = http.get("/me", "X-User", "carol");
+        assertEquals(200, first.statusCode());
+        assertEquals("carol", first.body());
+        assertEquals(429, http.get("/me", "X-User", "carol").statusCode());
+        assertEquals(200, http.get("/me", "X-User", "dave").statusCode());
+        assertEquals(":1", redis.command("EXISTS", "rl:me:carol"));
+    }
+
+    @Test
+    void aKeyFromAPathVariableConvertedToTheParametersType() {
+        assertEquals("item 41", http.get("/items/41").body());
+        assertEquals(":1", redis.command("EXISTS", "rl:item:42"), "#id + 1 is arithmetic: #id is the long");
+        assertEquals(429, http.get("/items/41").statusCode());
+    }
+
+    @Test
+    void twoLimitsOnOneMethodAreBothAnnouncedAndTheSecondsRejectionCarriesBoth() {
+        HttpResponse<String> first = http.get("/stacked");
+        assertEquals(200, first.statusCode());
+        assertEquals("\"wide\";q=5;w=60, \"narrow\";q=1;w=3600", header(first, "RateLimit-Policy"));
+        assertTrue(header(first, "RateLimit").matches("\"wide\";r=4;t=\\d+, \"narrow\";r=0;t=\\d+"), header(first, "RateLimit"));
+        HttpResponse<String> refused = http.get("/stacked");
+        assertEquals(429, refused.statusCode());
+        assertEquals("Too Many Requests", refused.body());
+        String retry = header(refused, "Retry-After");
+        assertEquals("\"wide\";q=5;w=60, \"narrow\";q=1;w=3600", header(refused, "RateLimit-Policy"));
+        assertTrue(header(refused, "RateLimit").matches("\"wide\";r=3;t=\\d+, \"narrow\";r=0;t=" + retry),
+                header(refused, "RateLimit"));
+    }
+
+    @Test
+    void eachKeyExpressionIsParsedOnceAtStartupNotPerRequest() {
+        KeyExpressions keys = app.getBean(RateLimitedHandlers.class).keys();
+        long parsed = keys.parses();
+        assertTrue(parsed > 0, "the startup check parsed every key");
+        for (int i = 0; i < 3; i++) {
+            assertEquals(200, http.get("/items/" + i).statusCode());
+        }
+        assertEquals(200, http.post("/sms/erin").statusCode());
+        assertEquals(parsed, keys.parses());
     }
 
     @Test

@@ -57,14 +57,37 @@ class StartupCheckTest {
         assertRefused(UnknownPolicy.class, "@RateLimit on UnknownPolicy.x: no rate-limit policy nope under winlimit.policies");
     }
 
+    @RestController
+    static class FinalHandler {
+        @RateLimit("api")
+        @GetMapping("/f")
+        final String f() {
+            return "f";
+        }
+    }
+
     @Test
-    void aKeyNamingTheRequestBodyStopsTheStart() {
-        assertRefused(KeyOfTheBody.class, "@RateLimit key #body on KeyOfTheBody.y names #body, which is not an argument");
+    void aKeyNamingTheRequestBodyPassesTheCheck() {
+        // The key is evaluated over the arguments Spring resolved: the body is one of them.
+        TestApp.start(WebApplicationType.SERVLET, NO_SERVER, new Class<?>[] {Bare.class, KeyOfTheBody.class}).close();
+    }
+
+    @Test
+    void aFinalRateLimitMethodStopsTheStartOnMvcNamingWhy() {
+        assertRefused(WebApplicationType.SERVLET, FinalHandler.class,
+                "@RateLimit on FinalHandler.f cannot be limited: the method is final, private or static");
+    }
+
+    @Test
+    void aFinalRateLimitMethodStopsTheStartOnWebFluxNamingWhy() {
+        assertRefused(WebApplicationType.REACTIVE, FinalHandler.class,
+                "@RateLimit on FinalHandler.f cannot be limited: the method is final, private or static");
     }
 
     @Test
     void aKeyNamingAnArgumentThatDoesNotExistStopsTheStart() {
-        assertRefused(KeyWithATypo.class, "names #usrName, which is not an argument the request gives");
+        assertRefused(KeyWithATypo.class, "names #usrName, which is not an argument of the method nor #request;"
+                + " the arguments are [userName]");
     }
 
     @Test
@@ -82,9 +105,12 @@ class StartupCheckTest {
     }
 
     private static void assertRefused(Class<?> controller, String reason, String... properties) {
+        assertRefused(WebApplicationType.SERVLET, controller, reason, properties);
+    }
+
+    private static void assertRefused(WebApplicationType stack, Class<?> controller, String reason, String... properties) {
         Exception refused = assertThrows(Exception.class,
-                () -> TestApp.start(WebApplicationType.SERVLET, NO_SERVER, new Class<?>[] {Bare.class, controller}, properties)
-                        .close());
+                () -> TestApp.start(stack, NO_SERVER, new Class<?>[] {Bare.class, controller}, properties).close());
         StringBuilder all = new StringBuilder();
         for (Throwable t = refused; t != null; t = t.getCause()) {
             all.append(t.getMessage()).append('\n');

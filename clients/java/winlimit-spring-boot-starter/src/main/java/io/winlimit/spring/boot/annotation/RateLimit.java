@@ -2,6 +2,7 @@ package io.winlimit.spring.boot.annotation;
 
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;
+import java.lang.annotation.Repeatable;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
@@ -17,19 +18,31 @@ import java.lang.annotation.Target;
  * </pre>
  *
  * The policy name is a literal (a name computed per request would silently fall back to
- * nothing); the key is the policy's SpEL expression, or {@link #key()} here. Every name and
- * expression is checked when the application starts.
+ * nothing); the key is the policy's SpEL expression, or {@link #key()} here, evaluated over the
+ * handler's arguments as Spring resolved them. Every name and expression is checked when the
+ * application starts. A method may carry several: each is decided in the order written, the
+ * first that rejects ends the request, and the response carries the fields of every one decided.
  */
 @Target({ElementType.METHOD, ElementType.TYPE})
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
+@Repeatable(RateLimit.List.class)
 public @interface RateLimit {
 
     /** The policy's name under {@code winlimit.policies}. */
     String value();
 
     /** A SpEL key for this method instead of the policy's: {@code #name} is the handler
-     * method's argument of that name (a path variable, request parameter or header),
-     * {@code #request} the request. Empty: the policy's key. */
+     * method's argument of that name as Spring resolved it (a path variable, a request body,
+     * a {@code Principal}, ...), {@code #request} the request, {@code @bean} a bean. Empty: the
+     * policy's key. */
     String key() default "";
+
+    /** Several {@code @RateLimit}s on one method or class (written for you by the compiler). */
+    @Target({ElementType.METHOD, ElementType.TYPE})
+    @Retention(RetentionPolicy.RUNTIME)
+    @Documented
+    @interface List {
+        RateLimit[] value();
+    }
 }

@@ -8,7 +8,7 @@ import org.springframework.context.annotation.Bean;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.winlimit.spring.boot.WinlimitMeters;
-import io.winlimit.spring.boot.metrics.MicrometerWinlimitMeters;
+import io.winlimit.spring.boot.internal.metrics.MicrometerWinlimitMeters;
 
 /** winlimit's Micrometer meters, on the application's registry (never the static one). Boot
  * 3.5 and 4.0 name the metrics auto-configurations differently: both are named. */

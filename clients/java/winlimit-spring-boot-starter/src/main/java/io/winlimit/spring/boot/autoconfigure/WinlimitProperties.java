@@ -1,8 +1,8 @@
 package io.winlimit.spring.boot.autoconfigure;
 
 import io.winlimit.breaker.BreakerOptions;
-import io.winlimit.http.IpKeys;
-import io.winlimit.http.MiddlewareDefaults;
+import io.winlimit.internal.http.IpKeys;
+import io.winlimit.internal.http.MiddlewareDefaults;
 import io.winlimit.model.BackendChoice;
 import io.winlimit.spring.boot.RatePolicy;
 import java.time.Duration;

@@ -2,7 +2,6 @@ package io.winlimit.spring.boot.autoconfigure;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -11,24 +10,24 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Lazy;
 import org.springframework.context.event.ContextRefreshedEvent;
 import org.springframework.web.reactive.DispatcherHandler;
-import org.springframework.web.reactive.HandlerMapping;
+import org.springframework.util.function.SingletonSupplier;
 import org.springframework.web.reactive.result.method.RequestMappingInfoHandlerMapping;
+import org.springframework.web.reactive.result.method.annotation.RequestMappingHandlerAdapter;
 
 import io.winlimit.AsyncLimiter;
 import io.winlimit.spring.boot.RateLimits;
 import io.winlimit.spring.boot.WinlimitMeters;
-import io.winlimit.spring.boot.web.KeyExpressions;
-import io.winlimit.spring.boot.web.RateLimitedHandlers;
-import io.winlimit.spring.boot.web.RequestGuard;
-import io.winlimit.http.ShadowLog;
-import io.winlimit.spring.boot.web.reactive.RateLimitExceededHandler;
-import io.winlimit.spring.boot.web.reactive.RateLimitWebFilter;
+import io.winlimit.spring.boot.internal.web.KeyExpressions;
+import io.winlimit.spring.boot.internal.web.RateLimitedHandlers;
+import io.winlimit.spring.boot.internal.web.RequestGuard;
+import io.winlimit.internal.http.ShadowLog;
+import io.winlimit.spring.boot.internal.web.reactive.RateLimitExceededHandler;
+import io.winlimit.spring.boot.internal.web.reactive.RateLimitHandlerAdapter;
 import io.winlimit.spring.boot.web.reactive.ReactiveRejectionHandler;
 
-/** @RateLimit on WebFlux: the filter, the handler of {@code RateLimitExceededException}, and
+/** @RateLimit on WebFlux: the handler adapter that limits @RateLimit methods, the handler of {@code RateLimitExceededException}, and
  * the startup check of every @RateLimit handler. A limiter that blocks (Jedis) is refused
  * here, with the reason: it would stall the event loop. */
 @AutoConfiguration(after = {WinlimitAutoConfiguration.class, WinlimitMetricsAutoConfiguration.class})
@@ -57,11 +56,15 @@ public class WinlimitWebFluxAutoConfiguration {
                 meters.getIfAvailable(() -> WinlimitMeters.NONE), new ShadowLog());
     }
 
+    /** Spring's own adapter is looked up on the first request: it is made after this one. */
     @Bean
-    public RateLimitWebFilter winlimitRateLimitWebFilter(@Lazy @Qualifier("requestMappingHandlerMapping") HandlerMapping mapping,
-                                                         RequestGuard winlimitReactiveGuard, RateLimitedHandlers handlers,
-                                                         ReactiveRejectionHandler rejection, WinlimitProperties properties) {
-        return new RateLimitWebFilter(mapping, winlimitReactiveGuard, handlers, rejection, properties.getIpv6Subnet());
+    public RateLimitHandlerAdapter winlimitRateLimitHandlerAdapter(ObjectProvider<RequestMappingHandlerAdapter> spring,
+                                                                   RequestGuard winlimitReactiveGuard,
+                                                                   RateLimitedHandlers winlimitReactiveHandlers,
+                                                                   ReactiveRejectionHandler rejection,
+                                                                   WinlimitProperties properties) {
+        return new RateLimitHandlerAdapter(SingletonSupplier.of(spring::getObject), winlimitReactiveGuard,
+                winlimitReactiveHandlers, rejection, properties.getIpv6Subnet());
     }
 
     @Bean

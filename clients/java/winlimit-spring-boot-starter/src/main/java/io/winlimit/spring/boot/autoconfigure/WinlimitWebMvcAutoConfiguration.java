@@ -12,23 +12,22 @@ import org.springframework.context.ApplicationListener;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.event.ContextRefreshedEvent;
 import org.springframework.web.servlet.DispatcherServlet;
-import org.springframework.web.servlet.config.annotation.InterceptorRegistry;
-import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 import org.springframework.web.servlet.mvc.method.RequestMappingInfoHandlerMapping;
 
 import io.winlimit.AsyncLimiter;
 import io.winlimit.spring.boot.RateLimits;
 import io.winlimit.spring.boot.WinlimitMeters;
-import io.winlimit.spring.boot.web.KeyExpressions;
-import io.winlimit.spring.boot.web.RateLimitedHandlers;
-import io.winlimit.spring.boot.web.RequestGuard;
-import io.winlimit.http.ShadowLog;
-import io.winlimit.spring.boot.web.servlet.RateLimitExceededResolver;
-import io.winlimit.spring.boot.web.servlet.RateLimitInterceptor;
+import io.winlimit.spring.boot.internal.web.KeyExpressions;
+import io.winlimit.spring.boot.internal.web.RateLimitedHandlers;
+import io.winlimit.spring.boot.internal.web.RequestGuard;
+import io.winlimit.internal.http.ShadowLog;
+import io.winlimit.spring.boot.internal.web.servlet.RateLimitExceededResolver;
+import io.winlimit.spring.boot.internal.web.servlet.RateLimitAdvisingPostProcessor;
+import io.winlimit.spring.boot.internal.web.servlet.RateLimitMethodInterceptor;
 import io.winlimit.spring.boot.web.servlet.ServletRejectionHandler;
-import io.winlimit.spring.boot.web.servlet.SettlingFilter;
+import io.winlimit.spring.boot.internal.web.servlet.SettlingFilter;
 
-/** @RateLimit on Spring MVC: the interceptor, the filter that settles refunds, the resolver
+/** @RateLimit on Spring MVC: the proxy around @RateLimit methods and its interceptor, the filter that settles refunds, the resolver
  * of {@code RateLimitExceededException}, and the startup check of every @RateLimit handler. */
 @AutoConfiguration(after = {WinlimitAutoConfiguration.class, WinlimitMetricsAutoConfiguration.class})
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
@@ -56,19 +55,16 @@ public class WinlimitWebMvcAutoConfiguration {
     }
 
     @Bean
-    public RateLimitInterceptor winlimitRateLimitInterceptor(RequestGuard winlimitServletGuard, RateLimitedHandlers handlers,
-                                                             ServletRejectionHandler rejection, WinlimitProperties properties) {
-        return new RateLimitInterceptor(winlimitServletGuard, handlers, rejection, properties.getIpv6Subnet());
+    public RateLimitMethodInterceptor winlimitRateLimitMethodInterceptor(RequestGuard winlimitServletGuard,
+                                                                         RateLimitedHandlers handlers,
+                                                                         WinlimitProperties properties) {
+        return new RateLimitMethodInterceptor(winlimitServletGuard, handlers, properties.getIpv6Subnet());
     }
 
+    /** Static: a post-processor is made before the other beans, and must not make this class early. */
     @Bean
-    public WebMvcConfigurer winlimitWebMvcConfigurer(RateLimitInterceptor interceptor) {
-        return new WebMvcConfigurer() {
-            @Override
-            public void addInterceptors(InterceptorRegistry registry) {
-                registry.addInterceptor(interceptor);
-            }
-        };
+    public static RateLimitAdvisingPostProcessor winlimitRateLimitAdvisingPostProcessor() {
+        return new RateLimitAdvisingPostProcessor();
     }
 
     @Bean

@@ -1,9 +1,12 @@
 package io.winlimit.spring.boot.app;
 
+import java.security.Principal;
+
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
@@ -86,6 +89,38 @@ public class Endpoints {
     @GetMapping("/thread")
     public String thread() {
         return Thread.currentThread().getName();
+    }
+
+    /** An order as the client sends it, in the request body. */
+    public record Order(String user, int items) {}
+
+    /** The key is a field of the request body, as Spring read it. */
+    @RateLimit(value = "per-user", key = "'order:' + #order.user")
+    @PostMapping("/orders")
+    public String order(@RequestBody Order order) {
+        return order.items() + " for " + order.user();
+    }
+
+    /** The key is the authenticated user (see {@link PrincipalFromHeader}). */
+    @RateLimit(value = "per-user", key = "'me:' + #principal.name")
+    @GetMapping("/me")
+    public String me(Principal principal) {
+        return principal.getName();
+    }
+
+    /** The key is the path variable as the handler gets it: a long, converted. */
+    @RateLimit(value = "per-user", key = "'item:' + (#id + 1)")
+    @GetMapping("/items/{id}")
+    public String item(@PathVariable long id) {
+        return "item " + id;
+    }
+
+    /** Two limits: each is decided and announced; the second, narrower one rejects first. */
+    @RateLimit("wide")
+    @RateLimit("narrow")
+    @GetMapping("/stacked")
+    public String stacked() {
+        return "app";
     }
 
     @GetMapping("/free")

@@ -10,10 +10,10 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Import;
 
-/** The test application: the starter's auto-configuration and {@link Endpoints}, no scanning. */
+/** The test application: the starter's auto-configuration and {@link Endpoints}, with {@link PrincipalFromHeader}; no scanning. */
 @SpringBootConfiguration
 @EnableAutoConfiguration
-@Import(Endpoints.class)
+@Import({Endpoints.class, PrincipalFromHeader.class})
 public class TestApp {
 
     /** Starts {@code sources} on a free loopback port, on Redis at {@code redisPort}. */

@@ -24,6 +24,17 @@ public final class Http {
         return send(HttpRequest.newBuilder(URI.create(base + path)).POST(HttpRequest.BodyPublishers.noBody()));
     }
 
+    /** A POST of {@code json}, as application/json. */
+    public HttpResponse<String> postJson(String path, String json) {
+        return send(HttpRequest.newBuilder(URI.create(base + path)).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(json)));
+    }
+
+    /** A GET with one request header. */
+    public HttpResponse<String> get(String path, String header, String value) {
+        return send(HttpRequest.newBuilder(URI.create(base + path)).header(header, value).GET());
+    }
+
     private HttpResponse<String> send(HttpRequest.Builder request) {
         try {
             return client.send(request.timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());

@@ -22,13 +22,13 @@ import org.springframework.context.annotation.Primary;
 import org.springframework.context.event.ContextRefreshedEvent;
 
 import io.winlimit.AsyncLimiter;
-import io.winlimit.http.IpKeys;
-import io.winlimit.http.ShadowLog;
+import io.winlimit.internal.http.IpKeys;
+import io.winlimit.internal.http.ShadowLog;
 import io.winlimit.spring.boot.WinlimitMeters;
 import io.winlimit.spring.boot.autoconfigure.WinlimitAutoConfiguration;
 import io.winlimit.spring.boot.autoconfigure.WinlimitMetricsAutoConfiguration;
 import io.winlimit.spring.boot.autoconfigure.WinlimitProperties;
-import io.winlimit.spring.boot.web.RequestGuard;
+import io.winlimit.spring.boot.internal.web.RequestGuard;
 import reactor.core.publisher.Mono;
 
 /**

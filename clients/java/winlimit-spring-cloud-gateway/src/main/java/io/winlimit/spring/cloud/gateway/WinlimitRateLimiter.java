@@ -16,8 +16,8 @@ import io.winlimit.AsyncLimiter;
 import io.winlimit.spring.boot.Algorithm;
 import io.winlimit.spring.boot.RatePolicy;
 import io.winlimit.spring.boot.autoconfigure.PolicyProperties;
-import io.winlimit.spring.boot.web.RequestGuard;
-import io.winlimit.spring.boot.web.Verdict;
+import io.winlimit.spring.boot.internal.web.RequestGuard;
+import io.winlimit.spring.boot.internal.web.Verdict;
 import reactor.core.publisher.Mono;
 
 /**

@@ -1,0 +1,261 @@
+package io.winlimit.internal.library;
+
+import io.winlimit.model.Backend;
+import io.winlimit.model.BackendChoice;
+import io.winlimit.model.MissingPermissionException;
+import io.winlimit.model.ModuleNotLoadedException;
+import io.winlimit.model.RedisServerException;
+import io.winlimit.internal.protocol.Call;
+import io.winlimit.spi.RedisCommand;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+
+/**
+ * Which edition of winlimit answers a call: the module (WINLIMIT.*), the Functions library
+ * (FCALL) or the script (EVALSHA), chosen per server and per cluster node, with the library
+ * loaded where it is missing or older (never where it is newer). The same steps as the Python
+ * and Node clients.
+ *
+ * <p>Nothing here replays a call whose reply did not arrive: a call is sent again only after
+ * the server answered it with an error that says it ran nothing (function or script missing,
+ * or the module gone).
+ */
+public final class Backends {
+
+    /** Sends one command; what the limiter gives the backends. */
+    public interface Sender {
+        CompletableFuture<Object> send(RedisCommand command);
+
+        String nodeOf(byte[] key);
+    }
+
+    /** A reply and the edition that gave it. */
+    public record Answer(Object reply, Backend backend) {}
+
+    /** What is known of one server (one cluster node). */
+    private static final class Node {
+        volatile Backend backend;
+        volatile boolean libraryChecked;
+    }
+
+    private final BackendChoice choice;
+    private final Sender sender;
+    private final Library library;
+    private final Map<String, Node> nodes = new ConcurrentHashMap<>();
+
+    public Backends(BackendChoice choice, Sender sender) {
+        this.choice = choice;
+        this.sender = sender;
+        this.library = Library.get();
+    }
+
+    /** The call answered by the backend of the node serving its key. */
+    public CompletableFuture<Answer> answer(Call call) {
+        byte[] key = bytes(call.key());
+        Node node = nodes.computeIfAbsent(sender.nodeOf(key), name -> newNode());
+        Backend known = node.backend;
+        CompletableFuture<Backend> backend = known != null ? CompletableFuture.completedFuture(known) : detect(node, key);
+        return backend.thenCompose(b -> byBackend(call, key, node, b));
+    }
+
+    /** What the limiter knows of the node serving {@code key}: its backend, or null before its
+     * first call. */
+    public Backend backendOf(String key) {
+        Node node = nodes.get(sender.nodeOf(bytes(key)));
+        return node == null ? null : node.backend;
+    }
+
+    private Node newNode() {
+        Node node = new Node();
+        switch (choice) {
+            case MODULE -> node.backend = Backend.MODULE;
+            case FUNCTIONS -> node.backend = Backend.FUNCTIONS;
+            case SCRIPTS -> node.backend = Backend.SCRIPTS;
+            case AUTO -> { }
+        }
+        return node;
+    }
+
+    private CompletableFuture<Answer> byBackend(Call call, byte[] key, Node node, Backend backend) {
+        return switch (backend) {
+            case MODULE -> module(call, key, node);
+            case FUNCTIONS -> (node.libraryChecked ? CompletableFuture.<Void>completedFuture(null) : ensureLibrary(node, key))
+                    .thenCompose(v -> node.backend == Backend.FUNCTIONS ? fcall(call, key, node) : evalsha(call, key));
+            default -> evalsha(call, key);
+        };
+    }
+
+    private CompletableFuture<Answer> module(Call call, byte[] key, Node node) {
+        RedisCommand command = new RedisCommand(encode(call.args()), key, 1);
+        return sender.send(command).thenApply(reply -> new Answer(reply, Backend.MODULE)).exceptionallyCompose(e -> {
+            Throwable error = cause(e);
+            if (choice != BackendChoice.AUTO || !is(error, "unknown command")) {
+                return CompletableFuture.failedFuture(translate(error));
+            }
+            // The module was unloaded since the node was detected: choose again.
+            return detect(node, key).thenCompose(b -> b == Backend.MODULE
+                    ? CompletableFuture.failedFuture(translate(error))
+                    : byBackend(call, key, node, b));
+        });
+    }
+
+    private CompletableFuture<Answer> fcall(Call call, byte[] key, Node node) {
+        List<String> args = new ArrayList<>(List.of(call.peek() ? "FCALL_RO" : "FCALL", call.functionName(), "1"));
+        args.addAll(call.args().subList(1, call.args().size()));
+        RedisCommand command = new RedisCommand(encode(args), key, 3);
+        return sender.send(command).thenApply(reply -> new Answer(reply, Backend.FUNCTIONS)).exceptionallyCompose(e -> {
+            Throwable error = cause(e);
+            if (!is(error, "function not found")) {
+                return CompletableFuture.failedFuture(error);
+            }
+            // FUNCTION FLUSH, or an older library without this function: load ours, then again.
+            return ensureLibrary(node, key).thenCompose(v -> node.backend != Backend.FUNCTIONS
+                    ? evalsha(call, key)
+                    : sender.send(command).thenApply(reply -> new Answer(reply, Backend.FUNCTIONS)));
+        });
+    }
+
+    /** Loads the library where it is missing or older; never replaces a newer one. Where the
+     * user may not load it, AUTO turns to the scripts. */
+    private CompletableFuture<Void> ensureLibrary(Node node, byte[] key) {
+        node.libraryChecked = true;
+        return loadedVersion(key).thenCompose(version -> {
+            if (version != null && Library.atLeast(version, library.version())) {
+                return CompletableFuture.<Void>completedFuture(null);
+            }
+            return load(key, version != null).exceptionallyCompose(e -> {
+                Throwable error = cause(e);
+                if (error instanceof MissingPermissionException && choice == BackendChoice.AUTO) {
+                    node.backend = Backend.SCRIPTS;
+                    return CompletableFuture.completedFuture(null);
+                }
+                return CompletableFuture.failedFuture(error instanceof MissingPermissionException
+                        ? permission(error, "+function|load", "the \"functions\" backend loads the library, which")
+                        : error);
+            });
+        });
+    }
+
+    private CompletableFuture<Void> load(byte[] key, boolean replace) {
+        List<String> args = new ArrayList<>(List.of("FUNCTION", "LOAD"));
+        if (replace) {
+            args.add("REPLACE");
+        }
+        args.add(library.text());
+        return sender.send(new RedisCommand(encode(args), key, -1)).<Void>thenApply(r -> null).exceptionallyCompose(e -> {
+            Throwable error = cause(e);
+            if (error instanceof MissingPermissionException || replace || !is(error, "already exists")) {
+                return CompletableFuture.failedFuture(error);
+            }
+            // Loaded by another client since we looked: replaced only if that one is older too.
+            return loadedVersion(key).thenCompose(version -> version == null || !Library.atLeast(version, library.version())
+                    ? sender.send(new RedisCommand(encode(List.of("FUNCTION", "LOAD", "REPLACE", library.text())), key, -1))
+                            .<Void>thenApply(r -> null)
+                    : CompletableFuture.<Void>completedFuture(null));
+        });
+    }
+
+    /** winlimit_version of the library loaded, or null when there is none (or an older library
+     * without that function). */
+    private CompletableFuture<String> loadedVersion(byte[] key) {
+        RedisCommand command = new RedisCommand(encode(List.of("FCALL_RO", "winlimit_version", "0")), key, -1);
+        return sender.send(command).thenApply(Backends::text).exceptionallyCompose(e -> {
+            Throwable error = cause(e);
+            return is(error, "function not found") ? CompletableFuture.completedFuture(null) : CompletableFuture.failedFuture(error);
+        });
+    }
+
+    private CompletableFuture<Answer> evalsha(Call call, byte[] key) {
+        List<String> args = new ArrayList<>(List.of("EVALSHA", library.sha(), "1", call.key(), call.functionName()));
+        args.addAll(call.args().subList(2, call.args().size()));
+        RedisCommand command = new RedisCommand(encode(args), key, 3);
+        return sender.send(command).thenApply(reply -> new Answer(reply, Backend.SCRIPTS)).exceptionallyCompose(e -> {
+            Throwable error = cause(e);
+            if (!(error instanceof RedisServerException) || !error.getMessage().startsWith("NOSCRIPT")) {
+                return CompletableFuture.failedFuture(error);
+            }
+            RedisCommand load = new RedisCommand(encode(List.of("SCRIPT", "LOAD", library.script())), key, -1);
+            return sender.send(load).exceptionallyCompose(loadError -> {
+                Throwable refused = cause(loadError);
+                return CompletableFuture.failedFuture(refused instanceof MissingPermissionException
+                        ? permission(refused, "+script|load", "the \"scripts\" backend loads its script, which")
+                        : refused);
+            }).thenCompose(sha -> sender.send(command)).thenApply(reply -> new Answer(reply, Backend.SCRIPTS));
+        });
+    }
+
+    /** MODULE where COMMAND INFO knows WINLIMIT.SLIDE, else FUNCTIONS where it knows FCALL, else
+     * SCRIPTS. (Not MODULE LIST: managed services refuse it.) */
+    private CompletableFuture<Backend> detect(Node node, byte[] key) {
+        RedisCommand command = new RedisCommand(encode(List.of("COMMAND", "INFO", "WINLIMIT.SLIDE", "FCALL")), key, -1);
+        return sender.send(command).exceptionallyCompose(e -> {
+            Throwable error = cause(e);
+            return CompletableFuture.failedFuture(error instanceof MissingPermissionException
+                    ? permission(error, "+command|info", "backend=\"auto\" asks COMMAND INFO, which")
+                    : error);
+        }).thenApply(reply -> {
+            List<?> infos = reply instanceof List<?> list && list.size() == 2 ? list : List.of();
+            Backend backend = known(infos, 0) ? Backend.MODULE : known(infos, 1) ? Backend.FUNCTIONS : Backend.SCRIPTS;
+            node.backend = backend;
+            return backend;
+        });
+    }
+
+    private static boolean known(List<?> infos, int i) {
+        return infos.size() > i && infos.get(i) instanceof List<?> info && !info.isEmpty();
+    }
+
+    /** An unknown-command reply as ModuleNotLoadedException, naming the fix; anything else as is. */
+    public static Throwable translate(Throwable error) {
+        if (error instanceof RedisServerException && !(error instanceof ModuleNotLoadedException) && is(error, "unknown command")) {
+            return new ModuleNotLoadedException(error.getMessage(), error);
+        }
+        return error;
+    }
+
+    private static MissingPermissionException permission(Throwable error, String rule, String what) {
+        return new MissingPermissionException(error.getMessage() + " -- " + what + " needs the ACL rule " + rule
+                + " for this user (see the client README, \"Backends\")", error);
+    }
+
+    private static boolean is(Throwable error, String text) {
+        return error instanceof RedisServerException && error.getMessage() != null
+                && error.getMessage().toLowerCase(Locale.ROOT).contains(text);
+    }
+
+    /** The error a future failed with, unwrapped. */
+    public static Throwable cause(Throwable e) {
+        Throwable out = e;
+        while ((out instanceof CompletionException || out instanceof ExecutionException) && out.getCause() != null) {
+            out = out.getCause();
+        }
+        return out;
+    }
+
+    private static String text(Object reply) {
+        if (reply instanceof byte[] b) {
+            return new String(b, StandardCharsets.UTF_8);
+        }
+        return reply == null ? null : reply.toString();
+    }
+
+    static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Each argument's UTF-8 bytes. */
+    public static List<byte[]> encode(List<String> args) {
+        List<byte[]> out = new ArrayList<>(args.size());
+        for (String arg : args) {
+            out.add(bytes(arg));
+        }
+        return out;
+    }
+}

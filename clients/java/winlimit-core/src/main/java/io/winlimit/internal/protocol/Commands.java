@@ -1,0 +1,168 @@
+package io.winlimit.internal.protocol;
+
+import io.winlimit.model.CallOptions;
+import io.winlimit.model.Command;
+import io.winlimit.model.FixedOptions;
+import io.winlimit.model.GcraOptions;
+import io.winlimit.model.Json;
+import io.winlimit.model.Policy;
+import io.winlimit.model.SlideOptions;
+import io.winlimit.model.Window;
+import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalLong;
+
+/**
+ * The WINLIMIT command lines and the policies they check, as clients/spec/commands.json gives
+ * them: the same arguments, the same policy names and windows as the Python and Node clients.
+ * Arguments are checked here, before anything is sent; ranges are the server's to judge, in
+ * its own words.
+ */
+public final class Commands {
+    private Commands() {}
+
+    /** A policy name usable in the header fields (a Structured Field String: printable ASCII). */
+    public static String checkName(String name) {
+        if (name == null) {
+            throw new IllegalArgumentException("a policy name must be a string, not null");
+        }
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            if (c < 0x20 || c > 0x7e) {
+                throw new IllegalArgumentException("a policy name must be printable ASCII, not " + Json.quote(name));
+            }
+        }
+        return name;
+    }
+
+    /** How a policy of several windows is named after its window: whole seconds as "60s",
+     * anything else in ms ("1500ms"). */
+    public static String windowLabel(long windowMs) {
+        return windowMs % 1000 == 0 ? (windowMs / 1000) + "s" : windowMs + "ms";
+    }
+
+    /** WINLIMIT.SLIDE[_RO] key window_ms limit [window_ms limit ...] [COST n | REFUND n] [BLOCK ms] [BUCKET ms]. */
+    public static Call slide(Defaults defaults, String key, List<Window> windows, SlideOptions options) {
+        checkOptions(options);
+        if (windows == null || windows.isEmpty()) {
+            throw new IllegalArgumentException("slide needs at least one window");
+        }
+        String name = nameOf(options, defaults);
+        List<String> args = start(Command.SLIDE.command(), key, options.peek());
+        List<Policy> policies = new ArrayList<>();
+        for (Window w : windows) {
+            if (w == null) {
+                throw new IllegalArgumentException("a window must not be null");
+            }
+            args.add(Long.toString(w.windowMs()));
+            args.add(Long.toString(w.limit()));
+            String policyName = windows.size() == 1 ? name : name + "-" + windowLabel(w.windowMs());
+            policies.add(new Policy(policyName, w.limit(), w.windowMs()));
+        }
+        unitArgs(args, options, defaults);
+        options.bucketMs().ifPresent(ms -> add(args, "BUCKET", ms));
+        return call(args, key, options, policies);
+    }
+
+    /** WINLIMIT.FIXED[_RO] key window_ms limit [COST n | REFUND n] [BLOCK ms] [ALIGN]. */
+    public static Call fixed(Defaults defaults, String key, long windowMs, long limit, FixedOptions options) {
+        checkOptions(options);
+        List<String> args = start(Command.FIXED.command(), key, options.peek());
+        args.add(Long.toString(windowMs));
+        args.add(Long.toString(limit));
+        unitArgs(args, options, defaults);
+        if (options.align()) {
+            args.add("ALIGN");
+        }
+        return call(args, key, options, List.of(new Policy(nameOf(options, defaults), limit, windowMs)));
+    }
+
+    /** WINLIMIT.GCRA[_RO] key period_ms limit [BURST n] [COST n | REFUND n] [BLOCK ms]. */
+    public static Call gcra(Defaults defaults, String key, long periodMs, long limit, GcraOptions options) {
+        checkOptions(options);
+        List<String> args = start(Command.GCRA.command(), key, options.peek());
+        args.add(Long.toString(periodMs));
+        args.add(Long.toString(limit));
+        long capacity = options.burst().orElse(limit);
+        options.burst().ifPresent(burst -> add(args, "BURST", burst));
+        unitArgs(args, options, defaults);
+        // Empty to full takes capacity / limit periods, rounded up, exactly (the product can
+        // pass 2^63). A limit <= 0 is refused by the server; the policy is then never read.
+        long refillMs = periodMs;
+        if (limit > 0) {
+            BigInteger lim = BigInteger.valueOf(limit);
+            BigInteger refill = BigInteger.valueOf(capacity).multiply(BigInteger.valueOf(periodMs))
+                    .add(lim).subtract(BigInteger.ONE).divide(lim);
+            refillMs = refill.bitLength() < 64 ? refill.longValue() : Long.MAX_VALUE;
+        }
+        return call(args, key, options, List.of(new Policy(nameOf(options, defaults), capacity, refillMs)));
+    }
+
+    /** What a limiter adds to every call: its name, and the BLOCK of recording calls. */
+    public record Defaults(String name, OptionalLong blockMs) {
+        public Defaults {
+            checkName(name);
+        }
+    }
+
+    private static void checkOptions(CallOptions<?> options) {
+        if (options == null) {
+            throw new IllegalArgumentException("the options must not be null (use the method without them)");
+        }
+    }
+
+    private static String nameOf(CallOptions<?> options, Defaults defaults) {
+        return options.name().map(Commands::checkName).orElse(defaults.name());
+    }
+
+    private static List<String> start(String command, String key, boolean peek) {
+        if (key == null) {
+            throw new IllegalArgumentException("the key must be a string, not null");
+        }
+        List<String> args = new ArrayList<>();
+        args.add(peek ? command + "_RO" : command);
+        args.add(key);
+        return args;
+    }
+
+    /** COST, REFUND and BLOCK, in the server's order. REFUND with COST or BLOCK is sent as
+     * given: the server refuses the pair in its own words. The limiter's BLOCK applies to a
+     * recording call that gives none (not to a peek, nor a refund). */
+    private static void unitArgs(List<String> args, CallOptions<?> options, Defaults defaults) {
+        long cost = options.cost().orElse(1);
+        if (cost != 1) {
+            add(args, "COST", cost);
+        }
+        options.refund().ifPresent(n -> add(args, "REFUND", n));
+        OptionalLong block = options.blockMs();
+        if (block.isEmpty() && !options.peek() && options.refund().isEmpty()) {
+            block = defaults.blockMs();
+        }
+        block.ifPresent(ms -> add(args, "BLOCK", ms));
+    }
+
+    private static void add(List<String> args, String word, long value) {
+        args.add(word);
+        args.add(Long.toString(value));
+    }
+
+    private static Call call(List<String> args, String key, CallOptions<?> options, List<Policy> policies) {
+        long waitMs = -1;
+        if (options.waitMs().isPresent()) {
+            waitMs = options.waitMs().getAsLong();
+            if (waitMs <= 0) {
+                throw new IllegalArgumentException("wait must be positive, not " + waitMs + " ms");
+            }
+            if (options.peek()) {
+                throw new IllegalArgumentException(
+                        "peek records nothing, so waiting for it to be accepted makes no sense: drop waitUpTo or peek");
+            }
+            if (options.refund().isPresent()) {
+                throw new IllegalArgumentException(
+                        "refund takes nothing, so waiting for it to be accepted makes no sense: drop waitUpTo or refund");
+            }
+        }
+        return new Call(args, key, options.peek(), options.refund().isPresent(), policies, waitMs);
+    }
+}

@@ -1,0 +1,25 @@
+package io.winlimit.spring.boot.internal.web;
+
+import io.winlimit.model.Decision;
+import io.winlimit.spring.boot.RatePolicy;
+import java.util.Map;
+
+/**
+ * What a web request gets from its check: let through with {@code headers} added (200), or
+ * answered 429 with them, or 503 (Redis failed and the policy fails closed). {@code decision}
+ * is null when Redis failed.
+ */
+public record Verdict(int status, Map<String, String> headers, Decision decision, RatePolicy policy, String key) {
+
+    public boolean passes() {
+        return status == 200;
+    }
+
+    public boolean rejected() {
+        return status == 429;
+    }
+
+    public boolean unavailable() {
+        return status == 503;
+    }
+}

@@ -1,0 +1,14 @@
+package io.winlimit.spring.boot.web;
+
+/**
+ * Redis failed or gave no answer in time, and the request's policy fails closed: answered 503
+ * "rate limiter unavailable" by the starter (the reason is logged on the {@code winlimit}
+ * logger, once per request).
+ */
+public class RateLimiterUnavailableException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    public RateLimiterUnavailableException(String policy) {
+        super("rate limiter unavailable (policy " + policy + ")");
+    }
+}
