@@ -9,31 +9,14 @@ from types import SimpleNamespace
 
 import httpx
 import prometheus_client
-import pytest
 import redis
 import redis.asyncio
 import winlimit.asyncio
 
-from kit.server import RedisServer
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "guides", "python"))
 import asgi_apps  # noqa: E402
 import sync_calls  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def server():
-    server = RedisServer(module=True, edition="module")
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def client(server):
-    client = redis.Redis(port=server.port)
-    client.flushall()
-    yield client
-    client.close()
 
 
 def served(server, build, requests):
