@@ -8,10 +8,11 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { after, before, describe, test } from "node:test";
-import { Limiter, MissingPermission, ModuleNotLoaded } from "winlimit";
+import { MissingPermission, ModuleNotLoaded } from "winlimit";
 import { LIBRARY, SCRIPT } from "./support/backend.mjs";
 import { LIBRARIES } from "./support/clients.mjs";
 import { Cluster, REDIS_6, RedisServer, adminClient } from "./support/servers.mjs";
+import { testLimiter } from "./support/fixture.mjs";
 
 const W = 60_000;
 const VERSION = LIBRARY.match(/^local VERSION = '([^']+)'$/m)[1];
@@ -57,7 +58,7 @@ async function withServer(lib, { module = false, user } = {}, body) {
     const limiter = async (options) => {
       const connection = await lib.plain(server.port, user ? { client: { username: "app", password: "pw" } } : {});
       connections.push(connection);
-      return new Limiter(connection.client, options);
+      return testLimiter(connection.client, options);
     };
     return await body({ server, admin, limiter });
   } finally {
@@ -180,7 +181,7 @@ describe("a call whose reply never came", () => {
       const admin = await adminClient(server.port);
       const connection = await LIBRARIES["ioredis 6"].plain(server.port, { client: { commandTimeout: 200 } });
       try {
-        const limiter = new Limiter(connection.client, { backend });
+        const limiter = testLimiter(connection.client, { backend });
         await limiter.slide("warm-up", W, 5); // detected and loaded
         // The call waits in the server's socket; the connection stays open, so anything sent
         // again would run too once the server wakes.
@@ -217,7 +218,7 @@ describe("a cluster without the module", () => {
       if (!REDIS_6) await Promise.all(cluster.admins.map((a) => a.sendCommand(["FUNCTION", "FLUSH"])));
       const connection = await lib.cluster(cluster.nodes[0].port);
       try {
-        const limiter = new Limiter(connection.client);
+        const limiter = testLimiter(connection.client);
         for (const key of KEYS) {
           const ds = [await limiter.fixed(key, W, 2), await limiter.fixed(key, W, 2), await limiter.fixed(key, W, 2)];
           const backend = REDIS_6 ? "scripts" : "functions";

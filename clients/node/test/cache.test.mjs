@@ -3,14 +3,13 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { Limiter } from "winlimit";
 import { sentAs } from "./support/backend.mjs";
-import { redisForFile } from "./support/fixture.mjs";
+import { redisForFile, testLimiter } from "./support/fixture.mjs";
 
 const W = 60_000;
 const ctx = redisForFile({ library: "ioredis 6", resetStats: true });
 
-const caching = (options = {}) => new Limiter(ctx.connection.client, { cacheRejections: true, ...options });
+const caching = (options = {}) => testLimiter(ctx.connection.client, { cacheRejections: true, ...options });
 
 /** The calls the server has seen of `command` (as the suite's backend sends it) since the
  * last CONFIG RESETSTAT. */
@@ -104,7 +103,7 @@ test("an entry that has ended makes room before one still in force is dropped", 
 });
 
 test("without cacheRejections every call reaches Redis", async () => {
-  const limiter = new Limiter(ctx.connection.client);
+  const limiter = testLimiter(ctx.connection.client);
   for (let i = 0; i < 5; i++) await limiter.fixed("k", W, 1);
   assert.equal(await calls("winlimit.fixed"), 5);
 });

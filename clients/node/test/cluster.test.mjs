@@ -4,9 +4,9 @@
 
 import assert from "node:assert/strict";
 import { after, before, beforeEach, describe, test } from "node:test";
-import { Limiter } from "winlimit";
 import { LIBRARIES } from "./support/clients.mjs";
 import { Cluster } from "./support/servers.mjs";
+import { testLimiter } from "./support/fixture.mjs";
 
 const W = 60_000;
 // name: [call, remaining after one call, after two], each with every option of its method.
@@ -38,7 +38,7 @@ for (const [library, lib] of Object.entries(LIBRARIES)) {
     let limiter;
     before(async () => {
       connection = await lib.cluster(cluster.nodes[0].port);
-      limiter = new Limiter(connection.client);
+      limiter = testLimiter(connection.client);
     });
     after(async () => connection?.close());
     beforeEach(async () => cluster.flush());

@@ -6,7 +6,7 @@ import { after, before, describe, test } from "node:test";
 import { Limiter, ModuleNotLoaded, RedisCallError } from "winlimit";
 import { LIBRARIES } from "./support/clients.mjs";
 import { SENT_LINES, asSent } from "./support/backend.mjs";
-import { redisForFile } from "./support/fixture.mjs";
+import { redisForFile, testLimiter } from "./support/fixture.mjs";
 import { RedisServer } from "./support/servers.mjs";
 
 const W = 60_000;
@@ -39,7 +39,7 @@ for (const [library, lib] of Object.entries(LIBRARIES)) {
     test("a server without the module rejects with ModuleNotLoaded naming the fix", async () => {
       const connection = await lib.plain(bare.port);
       try {
-        const error = await new Limiter(connection.client, { backend: "module" }).gcra("k", W, 3).then(() => assert.fail("resolved"), (e) => e);
+        const error = await testLimiter(connection.client, { backend: "module" }).gcra("k", W, 3).then(() => assert.fail("resolved"), (e) => e);
         assert.ok(error instanceof ModuleNotLoaded && error instanceof RedisCallError && error instanceof Error);
         assert.equal(error.name, "ModuleNotLoaded");
         assert.match(error.message, /unknown command/i);
@@ -55,7 +55,7 @@ for (const [library, lib] of Object.entries(LIBRARIES)) {
         const direct = await ctx.admin.sendCommand(await asSent(ctx.admin, raw)).then(() => assert.fail("accepted"), (e) => e);
         const connection = await lib.plain(ctx.server.port);
         try {
-          const error = await call(new Limiter(connection.client)).then(() => assert.fail("resolved"), (e) => e);
+          const error = await call(testLimiter(connection.client)).then(() => assert.fail("resolved"), (e) => e);
           assert.equal(error.constructor, RedisCallError);
           assert.equal(error.message, direct.message);
           assert.ok(error.cause instanceof Error);
@@ -69,7 +69,7 @@ for (const [library, lib] of Object.entries(LIBRARIES)) {
       await ctx.admin.sendCommand(["SET", "k", "text"]);
       const connection = await lib.plain(ctx.server.port);
       try {
-        await assert.rejects(new Limiter(connection.client).slide("k", W, 3), (e) => e instanceof RedisCallError && /^WRONGTYPE/.test(e.message));
+        await assert.rejects(testLimiter(connection.client).slide("k", W, 3), (e) => e instanceof RedisCallError && /^WRONGTYPE/.test(e.message));
       } finally {
         await connection.close();
       }

@@ -3,11 +3,10 @@
 
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { Limiter } from "winlimit";
 import { WinlimitStore } from "winlimit/express-rate-limit";
 import { LIBRARIES } from "./support/clients.mjs";
 import { WatchedStore, erlApp, withErl } from "./support/erl-app.mjs";
-import { redisForFile } from "./support/fixture.mjs";
+import { redisForFile, testLimiter } from "./support/fixture.mjs";
 
 const ctx = redisForFile();
 const W = 60_000;
@@ -108,7 +107,7 @@ describe("WinlimitStore in an express-rate-limit app", () => {
     const second = await LIBRARIES["ioredis 5"].plain(ctx.server.port);
     const apps = [
       await erlApp({ windowMs: W, limit: 5, store: new WinlimitStore({ limiter: ctx.limiter }) }),
-      await erlApp({ windowMs: W, limit: 5, store: new WinlimitStore({ limiter: new Limiter(second.client) }) }),
+      await erlApp({ windowMs: W, limit: 5, store: new WinlimitStore({ limiter: testLimiter(second.client) }) }),
     ];
     try {
       const all = await Promise.all(Array.from({ length: 16 }, (_, i) => apps[i % 2].get()));

@@ -4,9 +4,8 @@
 
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { Limiter } from "winlimit";
 import { LIBRARIES } from "./support/clients.mjs";
-import { redisForFile } from "./support/fixture.mjs";
+import { redisForFile, testLimiter } from "./support/fixture.mjs";
 import * as keyspace from "./support/keyspace.mjs";
 import { BACKEND } from "./support/servers.mjs";
 
@@ -31,7 +30,7 @@ for (const [library, lib] of Object.entries(LIBRARIES)) {
     let connection;
     before(async () => {
       connection = await lib.plain(ctx.server.port);
-      limiter = new Limiter(connection.client);
+      limiter = testLimiter(connection.client);
     });
     after(async () => connection?.close());
 
@@ -159,7 +158,7 @@ for (const [library, lib] of Object.entries(LIBRARIES)) {
     });
 
     test("a name given to a call names its policy", async () => {
-      const named = new Limiter(connection.client, { name: "api" });
+      const named = testLimiter(connection.client, { name: "api" });
       assert.equal((await named.fixed("k", W, 3)).policy.name, "api");
       assert.equal((await named.fixed("k", W, 3, { name: "login" })).policy.name, "login");
       assert.deepEqual((await named.slide("s", [[1000, 3], [1500, 4]])).policies.map((p) => p.name), ["api-1s", "api-1500ms"]);

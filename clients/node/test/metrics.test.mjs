@@ -6,11 +6,10 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { Registry } from "prom-client";
-import { Limiter } from "winlimit";
 import { Metrics } from "winlimit/metrics";
 import { FRAMEWORKS, withApp } from "./support/apps.mjs";
 import { LIBRARIES } from "./support/clients.mjs";
-import { redisForFile } from "./support/fixture.mjs";
+import { redisForFile, testLimiter } from "./support/fixture.mjs";
 import { RedisServer } from "./support/servers.mjs";
 
 const W = 60_000;
@@ -33,7 +32,7 @@ async function callCount(registry) {
 /** `n` GETs on an app whose middleware counts in a fresh registry; [registry, statuses]. */
 async function getAll(framework, n, options = {}) {
   const registry = new Registry();
-  const limiter = options.limiter ?? new Limiter(ctx.connection.client, { cacheRejections: true });
+  const limiter = options.limiter ?? testLimiter(ctx.connection.client, { cacheRejections: true });
   const statuses = await withApp(framework, { check: twiceAMinute, ...options, limiter, metrics: new Metrics({ registry }) }, async (get) => {
     const out = [];
     for (let i = 0; i < n; i++) out.push((await get()).status);
@@ -64,7 +63,7 @@ for (const framework of Object.keys(FRAMEWORKS)) {
       const connection = await LIBRARIES["node-redis 6"].plain(server.port, { socket: { reconnectStrategy: false } });
       await server.stop();
       try {
-        const [registry, statuses] = await getAll(framework, 2, { limiter: new Limiter(connection.client), logger: () => {} });
+        const [registry, statuses] = await getAll(framework, 2, { limiter: testLimiter(connection.client), logger: () => {} });
         assert.deepEqual(statuses, [503, 503]);
         assert.equal((await counts(registry, "winlimit")).error, 2);
       } finally {
@@ -89,7 +88,7 @@ for (const framework of Object.keys(FRAMEWORKS)) {
 
 test("a limiter counts every call", async () => {
   const registry = new Registry();
-  const limiter = new Limiter(ctx.connection.client, { cacheRejections: true, metrics: new Metrics({ registry }) });
+  const limiter = testLimiter(ctx.connection.client, { cacheRejections: true, metrics: new Metrics({ registry }) });
   const outcomes = [];
   for (let i = 0; i < 6; i++) outcomes.push((await limiter.gcra(`user:${i % 2}`, W, 1, { name: "api" })).allowed);
   assert.deepEqual(outcomes, [true, true, false, false, false, false]);

@@ -4,10 +4,9 @@
 
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { Limiter } from "winlimit";
 import { FRAMEWORKS, withApp } from "./support/apps.mjs";
 import { LIBRARIES } from "./support/clients.mjs";
-import { redisForFile } from "./support/fixture.mjs";
+import { redisForFile, testLimiter } from "./support/fixture.mjs";
 import { RedisServer } from "./support/servers.mjs";
 
 const W = 60_000;
@@ -35,7 +34,7 @@ function fields(response) {
 async function doomedRedis(library, clientOptions) {
   const doomed = await RedisServer.start();
   const conn = await LIBRARIES[library].plain(doomed.port, clientOptions);
-  return { server: doomed, limiter: new Limiter(conn.client), close: async () => { await conn.close(); await doomed.stop(); } };
+  return { server: doomed, limiter: testLimiter(conn.client), close: async () => { await conn.close(); await doomed.stop(); } };
 }
 
 for (const framework of Object.keys(FRAMEWORKS)) {
@@ -156,7 +155,7 @@ for (const framework of Object.keys(FRAMEWORKS)) {
       const conn = await LIBRARIES["node-redis 6"].plain(bare.port);
       const logs = [];
       try {
-        const response = await withApp(framework, { limiter: new Limiter(conn.client, { backend: "module" }), check: ALGORITHMS.fixed, logger: (m) => logs.push(m) }, (get) => get());
+        const response = await withApp(framework, { limiter: testLimiter(conn.client, { backend: "module" }), check: ALGORITHMS.fixed, logger: (m) => logs.push(m) }, (get) => get());
         assert.deepEqual([response.status, await response.text()], [503, "rate limiter unavailable"]);
         assert.equal(logs.length, 1);
         assert.match(logs[0], /failing closed: .*unknown command.*--loadmodule/);

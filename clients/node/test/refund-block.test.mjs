@@ -3,9 +3,8 @@
 
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { Limiter } from "winlimit";
 import { LIBRARIES } from "./support/clients.mjs";
-import { redisForFile } from "./support/fixture.mjs";
+import { redisForFile, testLimiter } from "./support/fixture.mjs";
 import * as keyspace from "./support/keyspace.mjs";
 
 const W = 60_000;
@@ -31,7 +30,7 @@ for (const [method, call] of Object.entries(METHODS)) {
     let connection;
     before(async () => {
       connection = await plain(ctx.server.port);
-      limiter = new Limiter(connection.client);
+      limiter = testLimiter(connection.client);
     });
     after(async () => connection?.close());
 
@@ -104,7 +103,7 @@ for (const [method, call] of Object.entries(METHODS)) {
 test("a refund forgets the key's cached rejections", async () => {
   const connection = await plain(ctx.server.port);
   try {
-    const limiter = new Limiter(connection.client, { cacheRejections: true });
+    const limiter = testLimiter(connection.client, { cacheRejections: true });
     await limiter.fixed("c", W, 1);
     assert.ok(!(await limiter.fixed("c", W, 1)).allowed);
     await limiter.fixed("c", W, 1, { refund: 1 });
@@ -118,13 +117,13 @@ test("a refund forgets the key's cached rejections", async () => {
 test("the limiter's blockMs is every recording call's default", async () => {
   const connection = await plain(ctx.server.port);
   try {
-    const limiter = new Limiter(connection.client, { blockMs: BLOCK });
+    const limiter = testLimiter(connection.client, { blockMs: BLOCK });
     let d;
     for (let i = 0; i < 4; i++) d = await limiter.fixed("b", W, 3);
     assert.ok(d.retryAfterMs > W);
     assert.ok((await limiter.fixed("b", W, 3, { refund: 1 })).retryAfterMs > W); // a refund sends no BLOCK
     assert.ok((await limiter.slide("s", W, 1, { peek: true })).allowed); // nor a peek
-    assert.throws(() => new Limiter(connection.client, { blockMs: "5" }), TypeError);
+    assert.throws(() => testLimiter(connection.client, { blockMs: "5" }), TypeError);
   } finally {
     await connection.close();
   }

@@ -4,14 +4,13 @@
 
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { Limiter } from "winlimit";
 import { FRAMEWORKS, withApp } from "./support/apps.mjs";
 import { sentAs } from "./support/backend.mjs";
-import { redisForFile } from "./support/fixture.mjs";
+import { redisForFile, testLimiter } from "./support/fixture.mjs";
 
 const W = 60_000;
 const ctx = redisForFile({ resetStats: true });
-const caching = () => new Limiter(ctx.connection.client, { cacheRejections: true });
+const caching = () => testLimiter(ctx.connection.client, { cacheRejections: true });
 
 async function calls(command) {
   const stats = await ctx.admin.sendCommand(["INFO", "commandstats"]);

@@ -4,10 +4,11 @@
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import { after, before, test } from "node:test";
-import { Limiter, ModuleNotLoaded } from "winlimit";
+import { ModuleNotLoaded } from "winlimit";
 import { LIBRARIES } from "./support/clients.mjs";
 import { RedisServer } from "./support/servers.mjs";
 import { CONSTANTS, commands } from "./support/spec.mjs";
+import { testLimiter } from "./support/fixture.mjs";
 
 const require = createRequire(import.meta.url);
 const errors = require("../dist/errors.js");
@@ -39,7 +40,7 @@ after(async () => bare?.stop());
 test("a server without the module gets the spec's text", async () => {
   const connection = await LIBRARIES["node-redis 6"].plain(bare.port);
   try {
-    const error = await new Limiter(connection.client, { backend: "module" }).gcra("k", 60_000, 3).then(() => assert.fail("resolved"), (e) => e);
+    const error = await testLimiter(connection.client, { backend: "module" }).gcra("k", 60_000, 3).then(() => assert.fail("resolved"), (e) => e);
     const [serverText, fix] = error.message.split(NOT_LOADED.separator);
     assert.match(serverText, /unknown command/i);
     assert.equal(fix, NOT_LOADED.fix);

@@ -6,6 +6,7 @@ import Fastify from "fastify";
 import { once } from "node:events";
 import { rateLimit } from "winlimit/express";
 import { winlimitHook, winlimitPlugin } from "winlimit/fastify";
+import { CALL_TIMEOUT_MS } from "./ready.mjs";
 
 const PATHS = ["/", "/health"];
 
@@ -46,9 +47,9 @@ async function fastifyApp({ host = "127.0.0.1", ...options }) {
  * the middleware object (for Fastify with `direct: true`, the hook). */
 export const FRAMEWORKS = { express: expressApp, fastify: fastifyApp };
 
-/** Serve, run `body(get, limited)` with `get(path, headers)` fetching from the app, close. */
+/** Serve (with the tests' call deadline unless `options` sets `timeoutMs`), run `body(get, limited)` with `get(path, headers)` fetching from the app, close. */
 export async function withApp(framework, options, body) {
-  const app = await FRAMEWORKS[framework](options);
+  const app = await FRAMEWORKS[framework]({ timeoutMs: CALL_TIMEOUT_MS, ...options });
   try {
     return await body((path = "/", headers = {}) => fetch(app.url + path, { headers }), app.limited);
   } finally {

@@ -4,7 +4,12 @@
 import { after, before, beforeEach } from "node:test";
 import { Limiter } from "winlimit";
 import { LIBRARIES } from "./clients.mjs";
+import { CALL_TIMEOUT_MS } from "./ready.mjs";
 import { RedisServer, adminClient } from "./servers.mjs";
+
+/** A limiter on `client` with the tests' call deadline (CALL_TIMEOUT_MS) unless `options`
+ * sets its own `timeoutMs`. */
+export const testLimiter = (client, options = {}) => new Limiter(client, { timeoutMs: CALL_TIMEOUT_MS, ...options });
 
 /** Registers the hooks; the returned object has `server`, `admin`, `connection` and
  * `limiter` once the file's tests run. `resetStats` also clears INFO commandstats per test. */
@@ -14,7 +19,7 @@ export function redisForFile({ library = "node-redis 6", resetStats = false } = 
     ctx.server = await RedisServer.start();
     ctx.admin = await adminClient(ctx.server.port);
     ctx.connection = await LIBRARIES[library].plain(ctx.server.port);
-    ctx.limiter = new Limiter(ctx.connection.client);
+    ctx.limiter = testLimiter(ctx.connection.client);
     // The client's first call detects the backend (and loads the library): done here, so
     // the tests count their own calls only.
     await ctx.limiter.fixed("warm-up", 1000, 1);

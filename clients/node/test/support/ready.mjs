@@ -6,6 +6,12 @@
 
 export const READY_TIMEOUT_MS = 60_000;
 
+// The one call deadline of the tests whose subject is not a timeout: the limiters and the
+// middlewares they build. The clients' 1 s default is a claim about a healthy server's speed,
+// which a loaded CI machine breaks now and then; these tests assert decisions, not speed.
+// Tests where Redis hangs on purpose set their own short timeoutMs.
+export const CALL_TIMEOUT_MS = 10_000;
+
 /**
  * Polls `probe` (sync or async) every `everyMs` until it returns something truthy, and
  * resolves to that value; a probe that throws counts as not ready. Rejects after
