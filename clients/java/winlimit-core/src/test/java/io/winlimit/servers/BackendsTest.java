@@ -15,6 +15,7 @@ import io.winlimit.model.Backend;
 import io.winlimit.model.BackendChoice;
 import io.winlimit.model.Decision;
 import io.winlimit.model.MissingPermissionException;
+import io.winlimit.support.CallDeadline;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -89,7 +90,7 @@ class BackendsTest {
 
     @Test
     void theLibraryIsLoadedWhereItIsMissingAndAgainAfterFunctionFlush() throws Exception {
-        Limiter limiter = limiter(functions, LimiterConfig.defaults(), null);
+        Limiter limiter = limiter(functions, CallDeadline.config(), null);
         assertEquals(Backend.FUNCTIONS, limiter.fixed("k", W, 5).backend());
         assertEquals(Library.get().version(), loadedVersion());
         functions.call("FUNCTION", "FLUSH");
@@ -101,21 +102,21 @@ class BackendsTest {
     @Test
     void anOlderLibraryIsReplaced() throws Exception {
         functions.call("FUNCTION", "LOAD", withVersion("0.0.1"));
-        limiter(functions, LimiterConfig.defaults(), null).gcra("k", W, 5);
+        limiter(functions, CallDeadline.config(), null).gcra("k", W, 5);
         assertEquals(Library.get().version(), loadedVersion());
     }
 
     @Test
     void aNewerLibraryIsLeftAloneAndUsed() throws Exception {
         functions.call("FUNCTION", "LOAD", withVersion("99.0.0"));
-        Limiter limiter = limiter(functions, LimiterConfig.defaults(), null);
+        Limiter limiter = limiter(functions, CallDeadline.config(), null);
         assertEquals(4, limiter.gcra("k", W, 5).remaining());
         assertEquals("99.0.0", loadedVersion());
     }
 
     @Test
     void theScriptIsLoadedAgainAfterScriptFlushAndTheCallCountsOnce() throws Exception {
-        Limiter limiter = limiter(scripts, LimiterConfig.defaults(), null);
+        Limiter limiter = limiter(scripts, CallDeadline.config(), null);
         assertEquals(Backend.SCRIPTS, limiter.slide("k", W, 5).backend());
         scripts.call("SCRIPT", "FLUSH");
         assertEquals(3, limiter.slide("k", W, 5).remaining());
@@ -135,7 +136,7 @@ class BackendsTest {
     @Test
     void aUserWhoMayNotLoadFunctionsGetsTheScriptsWithAuto() throws Exception {
         setUser(functions, CALLER_7 + " " + DATA_7);
-        Limiter limiter = limiter(functions, LimiterConfig.defaults(), "app");
+        Limiter limiter = limiter(functions, CallDeadline.config(), "app");
         assertEquals(List.of(Backend.SCRIPTS, Backend.SCRIPTS),
                 List.of(limiter.slide("k", W, 5).backend(), limiter.slide("k", W, 5).backend()));
         assertEquals(List.of(), functions.call("FUNCTION", "LIST"));
@@ -144,7 +145,7 @@ class BackendsTest {
     @Test
     void forcingFunctionsForThatUserNamesTheMissingRule() throws Exception {
         setUser(functions, CALLER_7 + " " + DATA_7);
-        Limiter limiter = limiter(functions, LimiterConfig.defaults().backend(BackendChoice.FUNCTIONS), "app");
+        Limiter limiter = limiter(functions, CallDeadline.config().backend(BackendChoice.FUNCTIONS), "app");
         MissingPermissionException e = assertThrows(MissingPermissionException.class, () -> limiter.slide("k", W, 5));
         assertTrue(e.getMessage().contains("+function|load"), e.getMessage());
         assertEquals(0L, functions.call("EXISTS", "k"));
@@ -153,7 +154,7 @@ class BackendsTest {
     @Test
     void aUserWhoMayNotAskCommandInfoIsToldTheRule() throws Exception {
         setUser(functions, "+fcall +fcall_ro +evalsha +script|load " + DATA_7);
-        Limiter limiter = limiter(functions, LimiterConfig.defaults(), "app");
+        Limiter limiter = limiter(functions, CallDeadline.config(), "app");
         MissingPermissionException e = assertThrows(MissingPermissionException.class, () -> limiter.slide("k", W, 5));
         assertTrue(e.getMessage().contains("+command|info"), e.getMessage());
     }
@@ -161,7 +162,7 @@ class BackendsTest {
     @Test
     void aUserWhoMayNotLoadScriptsIsToldTheRule() throws Exception {
         setUser(scripts, "+evalsha +command|info " + DATA_6);
-        Limiter limiter = limiter(scripts, LimiterConfig.defaults(), "app");
+        Limiter limiter = limiter(scripts, CallDeadline.config(), "app");
         MissingPermissionException e = assertThrows(MissingPermissionException.class, () -> limiter.slide("k", W, 5));
         assertTrue(e.getMessage().contains("+script|load"), e.getMessage());
         assertEquals(0L, scripts.call("EXISTS", "k"));

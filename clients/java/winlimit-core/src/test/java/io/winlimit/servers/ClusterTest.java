@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.winlimit.LimiterConfig;
 import io.winlimit.model.Backend;
 import io.winlimit.model.Decision;
+import io.winlimit.support.CallDeadline;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -84,7 +85,7 @@ class ClusterTest {
     @MethodSource("everyEditionAndAdapter")
     void everyNodeDecidesForItsKeys(String edition, String adapter) throws Exception {
         RedisCluster cluster = edition.equals("module") ? withModule : onFunctions;
-        Subject s = adapters.cluster(adapter, cluster.port(), LimiterConfig.defaults());
+        Subject s = adapters.cluster(adapter, cluster.port(), CallDeadline.config());
         Backend expected = edition.equals("module") ? Backend.MODULE : Backend.FUNCTIONS;
         for (String key : keysOnEveryNode(cluster, "cluster:" + adapter + ":" + System.nanoTime())) {
             for (long left = 1; left >= 0; left--) {

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.winlimit.LimiterConfig;
 import io.winlimit.model.Backend;
 import io.winlimit.model.Decision;
 import io.winlimit.model.FixedOptions;
@@ -16,6 +15,7 @@ import io.winlimit.model.Policy;
 import io.winlimit.model.RedisServerException;
 import io.winlimit.model.SlideOptions;
 import io.winlimit.model.Window;
+import io.winlimit.support.CallDeadline;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -78,7 +78,7 @@ class EveryMethodTest {
 
     private Subject subject(Target target, String adapter) {
         return subjects.computeIfAbsent(target + adapter,
-                k -> adapters.standalone(adapter, servers.get(target).port(), LimiterConfig.defaults()));
+                k -> adapters.standalone(adapter, servers.get(target).port(), CallDeadline.config()));
     }
 
     private static String key() {
@@ -220,13 +220,13 @@ class EveryMethodTest {
     @MethodSource("targets")
     void theModuleAskedForOnAServerWithoutItNamesTheFix(Target target) {
         if (target.module()) {
-            Subject s = adapters.standalone("lettuce", servers.get(target).port(), LimiterConfig.defaults()
+            Subject s = adapters.standalone("lettuce", servers.get(target).port(), CallDeadline.config()
                     .backend(io.winlimit.model.BackendChoice.SCRIPTS));
             assertEquals(Backend.SCRIPTS, s.fixed(key(), Duration.ofMinutes(1), 1).backend());
             return;
         }
         Subject s = adapters.standalone("lettuce", servers.get(target).port(),
-                LimiterConfig.defaults().backend(io.winlimit.model.BackendChoice.MODULE));
+                CallDeadline.config().backend(io.winlimit.model.BackendChoice.MODULE));
         ModuleNotLoadedException e = assertThrows(ModuleNotLoadedException.class, () -> s.fixed(key(), Duration.ofMinutes(1), 1));
         assertTrue(e.getMessage().endsWith(" -- " + ModuleNotLoadedException.FIX), e.getMessage());
         assertInstanceOf(RedisServerException.class, e);

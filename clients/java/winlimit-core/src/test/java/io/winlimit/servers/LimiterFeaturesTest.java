@@ -12,6 +12,7 @@ import io.winlimit.lettuce.WinlimitLettuce;
 import io.winlimit.model.Decision;
 import io.winlimit.model.FixedOptions;
 import io.winlimit.model.GcraOptions;
+import io.winlimit.support.CallDeadline;
 import java.time.Duration;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
@@ -57,7 +58,7 @@ class LimiterFeaturesTest {
 
     @Test
     void aWaitingCallSleepsTheRetryAndIsThenAccepted() {
-        Limiter limiter = limiter(LimiterConfig.defaults());
+        Limiter limiter = limiter(CallDeadline.config());
         String key = key();
         GcraOptions oneAt = GcraOptions.defaults();
         assertTrue(limiter.gcra(key, Duration.ofMillis(200), 1, oneAt).allowed());
@@ -68,7 +69,7 @@ class LimiterFeaturesTest {
 
     @Test
     void aWaitShorterThanTheRetryReturnsTheRejectionAtOnce() {
-        Limiter limiter = limiter(LimiterConfig.defaults());
+        Limiter limiter = limiter(CallDeadline.config());
         String key = key();
         assertTrue(limiter.fixed(key, W, 1).allowed());
         Decision d = limiter.fixed(key, W, 1, FixedOptions.defaults().waitUpTo(Duration.ofSeconds(1)));
@@ -79,7 +80,7 @@ class LimiterFeaturesTest {
 
     @Test
     void aCachedRejectionIsAnsweredWithoutRedisUntilTheKeyIsReset() throws Exception {
-        Limiter limiter = limiter(LimiterConfig.defaults().cacheRejections(true));
+        Limiter limiter = limiter(CallDeadline.config().cacheRejections(true));
         String key = key();
         assertTrue(limiter.fixed(key, W, 1).allowed());
         Decision fromRedis = limiter.fixed(key, W, 1);
@@ -97,7 +98,7 @@ class LimiterFeaturesTest {
 
     @Test
     void theLimitersBlockHoldsARejectedKeyButNotAPeek() {
-        Limiter limiter = limiter(LimiterConfig.defaults().block(Duration.ofMinutes(10)));
+        Limiter limiter = limiter(CallDeadline.config().block(Duration.ofMinutes(10)));
         String key = key();
         assertTrue(limiter.fixed(key, Duration.ofSeconds(1), 1).allowed());
         Decision peek = limiter.fixed(key, Duration.ofSeconds(1), 1, FixedOptions.defaults().peek(true));
@@ -119,7 +120,7 @@ class LimiterFeaturesTest {
     @Test
     void theBackendIsDetectedOncePerServer() throws Exception {
         long before = callsOf("command|info");
-        Limiter limiter = limiter(LimiterConfig.defaults());
+        Limiter limiter = limiter(CallDeadline.config());
         for (int i = 0; i < 5; i++) {
             limiter.slide(key(), W, 5);
         }

@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.winlimit.Limiter;
-import io.winlimit.LimiterConfig;
 import io.winlimit.ReactiveLimiter;
 import io.winlimit.springdata.WinlimitSpringData;
+import io.winlimit.support.CallDeadline;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -52,7 +52,7 @@ class SpringDataConnectionsTest {
         LettuceConnectionFactory unstarted = new LettuceConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", server.port()));
         unstarted.setShareNativeConnection(false);
         LettuceConnectionFactory factory = started(unstarted);
-        Limiter limiter = WinlimitSpringData.limiter(factory, LimiterConfig.defaults());
+        Limiter limiter = WinlimitSpringData.limiter(factory, CallDeadline.config());
         long before = connectionsReceived();
         for (int i = 0; i < CALLS; i++) {
             assertTrue(limiter.fixed("dedicated", Duration.ofMinutes(1), CALLS).allowed());
@@ -64,7 +64,7 @@ class SpringDataConnectionsTest {
     @Test
     void theReactiveLimiterTakesTheFactorysConnectionOnceForEveryCall() {
         CountingFactory factory = started(new CountingFactory(new RedisStandaloneConfiguration("127.0.0.1", server.port())));
-        ReactiveLimiter limiter = WinlimitSpringData.reactiveLimiter(factory, LimiterConfig.defaults());
+        ReactiveLimiter limiter = WinlimitSpringData.reactiveLimiter(factory, CallDeadline.config());
         for (int i = 0; i < CALLS; i++) {
             assertTrue(limiter.slide("reactive", Duration.ofMinutes(1), CALLS).block(Duration.ofSeconds(10)).allowed());
         }
@@ -74,7 +74,7 @@ class SpringDataConnectionsTest {
     @Test
     void inAClusterFindingEachKeysNodeBorrowsNoConnection() {
         CountingFactory factory = started(new CountingFactory(new RedisClusterConfiguration(List.of("127.0.0.1:" + cluster.port()))));
-        Limiter limiter = WinlimitSpringData.limiter(factory, LimiterConfig.defaults());
+        Limiter limiter = WinlimitSpringData.limiter(factory, CallDeadline.config());
         for (int i = 0; i < CALLS; i++) {
             assertTrue(limiter.fixed("user:" + i, Duration.ofMinutes(1), 1).allowed());
         }
