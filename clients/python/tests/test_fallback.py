@@ -18,7 +18,7 @@ from starlette.routing import Route
 import test_asgi
 import test_wsgi
 import winlimit.memory
-from kit.ready import CALL_TIMEOUT
+from kit.ready import CALL_DEADLINE, CALL_TIMEOUT
 from kit.server import REDIS_60
 from winlimit import asgi, wsgi
 from winlimit.metrics import Metrics
@@ -88,7 +88,7 @@ def test_the_fallback_holds_the_limit_while_redis_is_down_then_redis_decides_aga
     fallback = winlimit.memory.Limiter()
     registry = CollectorRegistry()
     limiter = limiter_on(port, open_ms=OPEN_MS)
-    with serve(make_app(limiter, fallback, metrics=Metrics(registry))) as http:
+    with serve(make_app(limiter, fallback, metrics=Metrics(registry), timeout=CALL_DEADLINE)) as http:
         first = http.get("/")
         assert (first.status_code, remaining(first)) == (200, LIMIT - 1)  # Redis decided
         redis_server.stop(keep_dir=True)
@@ -126,7 +126,8 @@ def test_each_outage_is_warned_about_once_and_the_fallback_keeps_its_count_for_t
     port = redis_server.port
     limiter = limiter_on(port, open_ms=OPEN_MS)
     fallback_counts = []
-    with serve(make_app(limiter, winlimit.memory.Limiter(), check=lambda lim, key: lim.fixed(key, 60_000, 100))) as http:
+    app = make_app(limiter, winlimit.memory.Limiter(), check=lambda lim, key: lim.fixed(key, 60_000, 100), timeout=CALL_DEADLINE)
+    with serve(app) as http:
         for _ in range(2):
             redis_server.stop(keep_dir=True)
             during = [http.get("/") for _ in range(5)]

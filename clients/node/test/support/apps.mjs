@@ -6,7 +6,7 @@ import Fastify from "fastify";
 import { once } from "node:events";
 import { rateLimit } from "winlimit/express";
 import { winlimitHook, winlimitPlugin } from "winlimit/fastify";
-import { CALL_TIMEOUT_MS } from "./ready.mjs";
+import { CALL_DEADLINE_MS } from "./ready.mjs";
 
 const PATHS = ["/", "/health"];
 
@@ -49,7 +49,7 @@ export const FRAMEWORKS = { express: expressApp, fastify: fastifyApp };
 
 /** Serve (with the tests' call deadline unless `options` sets `timeoutMs`), run `body(get, limited)` with `get(path, headers)` fetching from the app, close. */
 export async function withApp(framework, options, body) {
-  const app = await FRAMEWORKS[framework]({ timeoutMs: CALL_TIMEOUT_MS, ...options });
+  const app = await FRAMEWORKS[framework]({ timeoutMs: CALL_DEADLINE_MS, ...options });
   try {
     return await body((path = "/", headers = {}) => fetch(app.url + path, { headers }), app.limited);
   } finally {

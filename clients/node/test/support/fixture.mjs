@@ -4,12 +4,12 @@
 import { after, before, beforeEach } from "node:test";
 import { Limiter } from "winlimit";
 import { LIBRARIES } from "./clients.mjs";
-import { CALL_TIMEOUT_MS } from "./ready.mjs";
+import { CALL_DEADLINE_MS } from "./ready.mjs";
 import { RedisServer, adminClient } from "./servers.mjs";
 
-/** A limiter on `client` with the tests' call deadline (CALL_TIMEOUT_MS) unless `options`
+/** A limiter on `client` with the tests' call deadline (CALL_DEADLINE_MS) unless `options`
  * sets its own `timeoutMs`. */
-export const testLimiter = (client, options = {}) => new Limiter(client, { timeoutMs: CALL_TIMEOUT_MS, ...options });
+export const testLimiter = (client, options = {}) => new Limiter(client, { timeoutMs: CALL_DEADLINE_MS, ...options });
 
 /** Registers the hooks; the returned object has `server`, `admin`, `connection` and
  * `limiter` once the file's tests run. `resetStats` also clears INFO commandstats per test. */

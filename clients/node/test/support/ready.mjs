@@ -10,7 +10,7 @@ export const READY_TIMEOUT_MS = 60_000;
 // middlewares they build. The clients' 1 s default is a claim about a healthy server's speed,
 // which a loaded CI machine breaks now and then; these tests assert decisions, not speed.
 // Tests where Redis hangs on purpose set their own short timeoutMs.
-export const CALL_TIMEOUT_MS = 10_000;
+export const CALL_DEADLINE_MS = 10_000;
 
 /**
  * Polls `probe` (sync or async) every `everyMs` until it returns something truthy, and
