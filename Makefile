@@ -12,7 +12,7 @@ LIBRARY_ITESTS := $(addprefix itest-functions-,$(FUNCTION_SERVERS)) $(addprefix 
 # The released module (make dist): linked against glibc 2.17, no debug info.
 RELEASE_SO := $(CURDIR)/target/x86_64-unknown-linux-gnu/dist/libwinlimit.so
 
-.PHONY: all build lua deps servers release-so test unit itest itest-all itest-clients $(addprefix itest-,$(SERVERS)) itest-valkey itest-library $(LIBRARY_ITESTS) itest-client itest-limits lua-clients itest-node itest-go bench-go bench-java itest-rls bench-rls node-deps itest-java java-deps dist itest-dist lint docs docs-site examples-test examples-deps run bench bench-many-keys bench-breaker bench-instr bench-node-breaker fuzz clean ci-cold
+.PHONY: all build lua deps servers release-so test unit itest itest-all itest-clients $(addprefix itest-,$(SERVERS)) itest-valkey itest-library $(LIBRARY_ITESTS) itest-client itest-limits lua-clients itest-node itest-go bench-go bench-java itest-rls bench-rls node-deps itest-java java-deps dist itest-dist lint docs docs-site examples-test examples-deps run bench bench-many-keys bench-breaker bench-instr bench-node-breaker fuzz clean ci-cold flake-hunt
 
 all: build
 
@@ -323,6 +323,12 @@ bench-instr: deps build
 # cache empty. Before any submission that changes a dependency, a build file or .ci/run.
 ci-cold:
 	scripts/ci-cold.sh
+
+# A flake hunt: itest-all and itest-clients, 3 times each, with both cores kept busy by two
+# more processes (ended by PID), on a fresh clone of HEAD; a summary of every run's time and
+# failures (ROUNDS, BUSY). Not part of make test.
+flake-hunt:
+	scripts/flake-hunt.sh
 
 fuzz: deps build
 	PROPTEST_CASES=5000000 cargo test --release fuzz_
