@@ -183,7 +183,9 @@ lua-clients:
 # client, ruff (ruff.toml) over the Python client, the tests, scripts/ and bench/, luacheck on
 # the Lua library (.luacheckrc) and its locals' bounds (scripts/lua-locals.py), and on the
 # Node client tsc --noEmit and eslint (typescript-eslint; its config is
-# clients/node/eslint.config.mjs), then the documentation site (make docs-site: --strict).
+# clients/node/eslint.config.mjs), the dashboard's and the rules' queries against
+# clients/spec/dashboard_queries.json and the rules through promtool (Debian's prometheus),
+# then the documentation site (make docs-site: --strict).
 # rustup adds rustfmt and clippy when missing.
 lint: deps lua-clients node-deps
 	@command -v rustup >/dev/null 2>&1 && rustup component add rustfmt clippy >/dev/null 2>&1 || true
@@ -194,6 +196,8 @@ lint: deps lua-clients node-deps
 	luacheck lua/winlimit.lua
 	python3 scripts/lua-locals.py
 	cd clients/node && npm run --silent lint
+	$(PY) scripts/dashboard_queries.py --check
+	promtool check rules docs/prometheus/winlimit-rules.yml
 	$(MAKE) --no-print-directory docs-site
 
 # dist/: the release tarball, the Debian package, the client's wheel and sdist, SHA256SUMS.
