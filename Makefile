@@ -115,7 +115,8 @@ itest-limits: lua-clients
 	done
 
 # The Go client (clients/go): go vet, staticcheck (pinned) and go test -race on each of its
-# modules (the core, winprom, grpclimit): the module (Redis 7.0), the Functions library (7.0),
+# modules (the core, winprom, grpclimit; migration, the redis_rate page's before): the
+# module (Redis 7.0), the Functions library (7.0),
 # the scripts (6.2, 6.0), a 3-primary cluster, the shared cases, net/http, gRPC and /metrics.
 # Then the core's tests again on the oldest Go its go.mod allows (GO_OLDEST: go-redis v9.23's
 # own directive is go 1.26.0; the Go module proxy serves that toolchain), and redis_rate's own
@@ -123,7 +124,7 @@ itest-limits: lua-clients
 # .cache on free ports (WINLIMIT_CACHE) and load WINLIMIT_MODULE. -p 1: one package's servers
 # at a time on 2 cores.
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
-GO_MODULES := . winprom grpclimit
+GO_MODULES := . winprom grpclimit migration
 GO_OLDEST := go1.26.0
 itest-go bench-go: export WINLIMIT_MODULE ?= $(RELEASE_SO)
 itest-go bench-go: export WINLIMIT_CACHE := $(CURDIR)/.cache
