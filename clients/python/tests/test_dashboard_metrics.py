@@ -15,6 +15,7 @@ from redis.retry import Retry
 
 import winlimit
 import winlimit.memory
+from conftest import BACKEND
 from kit.ready import CALL_TIMEOUT
 from kit.server import free_port
 from shared_spec import load
@@ -29,7 +30,7 @@ def decide(port, metrics, **kw):
     fallback's, where nothing listens on `port`)."""
     client = redis.Redis(port=port, retry=Retry(NoBackoff(), 0), socket_timeout=CALL_TIMEOUT)
     try:
-        limiter = winlimit.Limiter(client, metrics=metrics, timeout=None, **kw)
+        limiter = winlimit.Limiter(client, metrics=metrics, backend=BACKEND, timeout=None, **kw)
         return [limiter.fixed("user:1", W, 2, name="api").allowed for _ in range(3)]
     finally:
         client.close()
