@@ -115,7 +115,8 @@ itest-limits: lua-clients
 	done
 
 # The Go client (clients/go): go vet, staticcheck (pinned) and go test -race on each of its
-# modules (the core, winprom, grpclimit): the module (Redis 7.0), the Functions library (7.0),
+# modules (the core, winprom, grpclimit; migration, the redis_rate page's before): the
+# module (Redis 7.0), the Functions library (7.0),
 # the scripts (6.2, 6.0), a 3-primary cluster, the shared cases, net/http, gRPC and /metrics.
 # Then the core's tests again on the oldest Go its go.mod allows (GO_OLDEST: go-redis v9.23's
 # own directive is go 1.26.0; the Go module proxy serves that toolchain), and redis_rate's own
@@ -123,7 +124,7 @@ itest-limits: lua-clients
 # .cache on free ports (WINLIMIT_CACHE) and load WINLIMIT_MODULE. -p 1: one package's servers
 # at a time on 2 cores.
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
-GO_MODULES := . winprom grpclimit
+GO_MODULES := . winprom grpclimit migration
 GO_OLDEST := go1.26.0
 itest-go bench-go: export WINLIMIT_MODULE ?= $(RELEASE_SO)
 itest-go bench-go: export WINLIMIT_CACHE := $(CURDIR)/.cache
@@ -183,7 +184,9 @@ lua-clients:
 # client, ruff (ruff.toml) over the Python client, the tests, scripts/ and bench/, luacheck on
 # the Lua library (.luacheckrc) and its locals' bounds (scripts/lua-locals.py), and on the
 # Node client tsc --noEmit and eslint (typescript-eslint; its config is
-# clients/node/eslint.config.mjs), then the documentation site (make docs-site: --strict).
+# clients/node/eslint.config.mjs), the dashboard's and the rules' queries against
+# clients/spec/dashboard_queries.json and the rules through promtool (Debian's prometheus),
+# then the documentation site (make docs-site: --strict).
 # rustup adds rustfmt and clippy when missing.
 lint: deps lua-clients node-deps
 	@command -v rustup >/dev/null 2>&1 && rustup component add rustfmt clippy >/dev/null 2>&1 || true
@@ -194,6 +197,8 @@ lint: deps lua-clients node-deps
 	luacheck lua/winlimit.lua
 	python3 scripts/lua-locals.py
 	cd clients/node && npm run --silent lint
+	$(PY) scripts/dashboard_queries.py --check
+	promtool check rules docs/prometheus/winlimit-rules.yml
 	$(MAKE) --no-print-directory docs-site
 
 # dist/: the release tarball, the Debian package, the client's wheel and sdist, SHA256SUMS.

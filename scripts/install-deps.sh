@@ -21,6 +21,7 @@ need_cmd make            build-essential
 need_cmd luacheck        lua-check           # make lint: the Lua library
 need_cmd luac5.1         lua5.1              # make lint: the Lua library's locals (scripts/lua-locals.py)
 need_cmd gcc             build-essential
+need_cmd promtool        prometheus          # make lint: promtool check rules (docs/prometheus)
 python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || missing+=(python3-venv)
 for extra in "$@"; do
     case $extra in
