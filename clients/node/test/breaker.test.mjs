@@ -15,7 +15,7 @@ import { Metrics } from "winlimit/metrics";
 import { withApp } from "./support/apps.mjs";
 import { LIBRARIES } from "./support/clients.mjs";
 import { CountingProxy } from "./support/proxy.mjs";
-import { waitUntil } from "./support/ready.mjs";
+import { CALL_DEADLINE_MS, waitUntil } from "./support/ready.mjs";
 import { Cluster, RedisServer } from "./support/servers.mjs";
 
 const LIMIT = 3;
@@ -143,7 +143,9 @@ for (const framework of ["express", "fastify"]) {
     });
 
     test("Redis killed and started again on its port: the middleware's fallback keeps count and blockMs, and Redis decides again", async () => {
-      const s = await setUp({ openMs: 500 }, { client: { disableOfflineQueue: true }, socket: { reconnectStrategy: () => 20 } });
+      // Killed, not hung: calls are refused at once, so the probe after the restart gets the
+      // tests' call deadline, not the short timeout a hang needs.
+      const s = await setUp({ openMs: 500, timeoutMs: CALL_DEADLINE_MS }, { client: { disableOfflineQueue: true }, socket: { reconnectStrategy: () => 20 } });
       const options = { limiter: s.limiter, check, fallback: new MemoryLimiter(), count: "failures", blockMs: 60_000, logger: () => {} };
       try {
         await withApp(framework, options, async (get) => {

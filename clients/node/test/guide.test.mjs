@@ -11,6 +11,7 @@ import { Registry } from "prom-client";
 import { Limiter } from "winlimit";
 import * as guide from "./guide/pieces.mjs";
 import { redisForFile } from "./support/fixture.mjs";
+import { waitUntil } from "./support/ready.mjs";
 
 const ctx = redisForFile();
 
@@ -43,16 +44,25 @@ async function fastifyServed(build, n) {
   await app.listen({ port: 0, host: "127.0.0.1" });
   try {
     const answers = [];
+    const started = performance.now();
     for (let i = 0; i < n; i++) answers.push(await fetch(`http://127.0.0.1:${app.server.address().port}/`));
-    return answers;
+    return { answers, elapsedMs: performance.now() - started };
   } finally {
     await app.close();
   }
 }
 
+// 100 a minute earns a unit back every 600 ms: the claim holds for 11 requests sent within
+// that time, so a run a loaded machine stretched past it is tried again on an empty keyspace.
+const EMISSION_MS = 60_000 / 100;
+
 test("the Fastify plugin limits every request: a burst of 10", async () => {
-  const answers = await fastifyServed((app) => guide.fastifyEveryRequest(app, ctx.limiter), 11);
-  assert.deepEqual(answers.map((a) => a.status), [...Array(10).fill(200), 429]);
+  const statuses = await waitUntil(async () => {
+    await ctx.admin.sendCommand(["FLUSHALL"]);
+    const { answers, elapsedMs } = await fastifyServed((app) => guide.fastifyEveryRequest(app, ctx.limiter), 11);
+    return elapsedMs < EMISSION_MS && answers.map((a) => a.status);
+  }, `11 requests within ${EMISSION_MS} ms`);
+  assert.deepEqual(statuses, [...Array(10).fill(200), 429]);
 });
 
 test("failed logins count and the fifth blocks; good ones are refunded", async () => {
@@ -79,7 +89,7 @@ test("a custom rejection: Express's JSON and Fastify's", async () => {
   const body = await answers[3].json();
   assert.deepEqual([answers[3].status, body.error, body.retryAfterMs > 0], [429, "rate limited", true]);
   await ctx.admin.sendCommand(["FLUSHALL"]);
-  const fastify = await fastifyServed((app) => guide.fastifyHandler(app, ctx.limiter), 4);
+  const { answers: fastify } = await fastifyServed((app) => guide.fastifyHandler(app, ctx.limiter), 4);
   assert.deepEqual([fastify[3].status, await fastify[3].json()], [429, { error: "rate limited" }]);
 });
 
