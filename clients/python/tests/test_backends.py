@@ -21,6 +21,7 @@ import winlimit
 from winlimit._backend import library
 
 from conftest import cluster_limiter_over, limiter_over, module_cluster
+from kit.ready import CALL_TIMEOUT
 from kit.server import REDIS_62
 from kit.support import wait_until
 
@@ -164,13 +165,14 @@ def test_a_call_whose_reply_never_came_is_not_sent_again(start_server, flavour, 
         pytest.skip("Redis 6.x has no Functions")
     server = start_server(module=backend == "module")
     # The client's own retries off: what is tested is that the limiter sends nothing again.
-    options = {"host": "127.0.0.1", "port": server.port, "socket_timeout": 0.2, "retry": Retry(NoBackoff(), 0)}
+    # CALL_TIMEOUT, not less: the warm-up that loads the library must beat it on a loaded machine.
+    options = {"host": "127.0.0.1", "port": server.port, "socket_timeout": CALL_TIMEOUT, "retry": Retry(NoBackoff(), 0)}
     with limiter_over(flavour, lambda: redis.Redis(**options), lambda: redis.asyncio.Redis(**options),
                       backend=backend) as limiter:
         limiter.slide("warm-up", W, 5)  # detected and loaded
         # The call reaches the server's socket unanswered; the server wakes 0.1 s after the
         # client gave up, in time to answer anything sent again.
-        wake = threading.Timer(0.3, os.kill, (server.pid, signal.SIGCONT))
+        wake = threading.Timer(CALL_TIMEOUT + 0.1, os.kill, (server.pid, signal.SIGCONT))
         os.kill(server.pid, signal.SIGSTOP)
         wake.start()
         try:
