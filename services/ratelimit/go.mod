@@ -9,6 +9,7 @@ require (
 	github.com/envoyproxy/go-control-plane/envoy v1.40.0
 	github.com/envoyproxy/go-control-plane/ratelimit v0.1.1-0.20260629194254-5581fade6089
 	github.com/prometheus/client_golang v1.25.0
+	github.com/prometheus/statsd_exporter v0.28.0
 	github.com/redis/go-redis/v9 v9.23.0
 	github.com/winlimit/winlimit/clients/go v0.0.0-00010101000000-000000000000
 	google.golang.org/grpc v1.85.0
@@ -34,4 +35,5 @@ require (
 	golang.org/x/text v0.42.0 // indirect
 	google.golang.org/genproto/googleapis/api v0.0.0-20260817212433-ac3dfec99bb1 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20261110000943-09e21b237f2c // indirect
+	gopkg.in/yaml.v2 v2.4.0 // indirect
 )

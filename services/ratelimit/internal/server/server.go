@@ -44,7 +44,11 @@ func Run(ctx context.Context, s settings.Settings, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	svc := service.New(limiter, nil, serviceOptions(s, log))
+	opts, err := serviceOptions(s, log)
+	if err != nil {
+		return err
+	}
+	svc := service.New(limiter, nil, opts)
 	if s.ConfigType == settings.ConfigXDS {
 		err = subscribe(ctx, s, svc, log)
 	} else {
@@ -90,15 +94,22 @@ func newLimiter(rdb redis.UniversalClient, s settings.Settings, log *slog.Logger
 	return winlimit.New(rdb, opts...)
 }
 
-func serviceOptions(s settings.Settings, log *slog.Logger) service.Options {
+func serviceOptions(s settings.Settings, log *slog.Logger) (service.Options, error) {
 	o := service.Options{KeyPrefix: s.CacheKeyPrefix, GlobalShadow: s.GlobalShadowMode, NearLimitRatio: s.NearLimitRatio, Logger: log}
 	if s.HeadersEnabled {
 		o.Headers = &service.HeaderNames{Limit: s.HeaderLimit, Remaining: s.HeaderRemaining, Reset: s.HeaderReset}
 	}
-	if s.UsePrometheus {
+	switch {
+	case s.UsePrometheus && s.PrometheusMapperYAML != "":
+		m, err := newMappedMetrics(prometheus.DefaultRegisterer, s.PrometheusMapperYAML)
+		if err != nil {
+			return o, err
+		}
+		o.Stats = m
+	case s.UsePrometheus:
 		o.Stats = newMetrics(prometheus.DefaultRegisterer)
 	}
-	return o
+	return o, nil
 }
 
 // serve listens on every port, then waits for ctx or the first server to fail.

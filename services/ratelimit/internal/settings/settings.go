@@ -38,6 +38,7 @@ type Settings struct {
 	HeaderReset                    string
 	UsePrometheus                  bool
 	PrometheusAddr, PrometheusPath string
+	PrometheusMapperYAML           string // a statsd_exporter mapping file; empty: upstream's default names
 	// GRPCTLS is GRPC_SERVER_USE_TLS and its files: TLS on the gRPC port, as Envoy Gateway
 	// sets it for its rate limit deployment.
 	GRPCTLS GRPCTLS
@@ -148,6 +149,7 @@ func Read(get env) (Settings, error) {
 		HeaderLimit: r.str("LIMIT_LIMIT_HEADER", "RateLimit-Limit"), HeaderRemaining: r.str("LIMIT_REMAINING_HEADER", "RateLimit-Remaining"),
 		HeaderReset: r.str("LIMIT_RESET_HEADER", "RateLimit-Reset"), UsePrometheus: r.boolean("USE_PROMETHEUS", false),
 		PrometheusAddr: r.str("PROMETHEUS_ADDR", ":9090"), PrometheusPath: r.str("PROMETHEUS_PATH", "/metrics"),
+		PrometheusMapperYAML: r.str("PROMETHEUS_MAPPER_YAML", ""),
 	}
 	s.ConfigType = strings.ToUpper(r.str("CONFIG_TYPE", "FILE"))
 	s.ForceStartWithoutInitialConfig = r.boolean("FORCE_START_WITHOUT_INITIAL_CONFIG", false)

@@ -15,7 +15,7 @@ var refusedWhenOn = []string{
 
 // refusedWhenSet are settings whose mere presence asks for something winlimit lacks.
 var refusedWhenSet = []string{
-	"GRPC_UDS", "MEMCACHE_HOST_PORT", "MEMCACHE_SRV", "PROMETHEUS_MAPPER_YAML", "REDIS_PERSECOND_URL",
+	"GRPC_UDS", "MEMCACHE_HOST_PORT", "MEMCACHE_SRV", "REDIS_PERSECOND_URL",
 	"REDIS_PIPELINE_WINDOW", "REDIS_PIPELINE_LIMIT",
 }
 
