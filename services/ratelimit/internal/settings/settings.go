@@ -39,6 +39,7 @@ type Settings struct {
 	UsePrometheus                  bool
 	PrometheusAddr, PrometheusPath string
 	PrometheusMapperYAML           string // a statsd_exporter mapping file; empty: upstream's default names
+	Tracing                        Tracing
 	// GRPCTLS is GRPC_SERVER_USE_TLS and its files: TLS on the gRPC port, as Envoy Gateway
 	// sets it for its rate limit deployment.
 	GRPCTLS GRPCTLS
@@ -154,6 +155,7 @@ func Read(get env) (Settings, error) {
 	s.ConfigType = strings.ToUpper(r.str("CONFIG_TYPE", "FILE"))
 	s.ForceStartWithoutInitialConfig = r.boolean("FORCE_START_WITHOUT_INITIAL_CONFIG", false)
 	s.XDS = r.xds()
+	s.Tracing = r.tracing()
 	s.GRPCTLS = GRPCTLS{On: r.boolean("GRPC_SERVER_USE_TLS", false),
 		Cert: r.str("GRPC_SERVER_TLS_CERT", ""), Key: r.str("GRPC_SERVER_TLS_KEY", ""),
 		ClientCACert: r.str("GRPC_CLIENT_TLS_CACERT", ""), ClientSAN: r.str("GRPC_CLIENT_TLS_SAN", "")}

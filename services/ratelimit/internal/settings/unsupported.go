@@ -9,7 +9,7 @@ import (
 // winlimit refuses to start rather than run without them.
 var refusedWhenOn = []string{
 	"QUOTA_MODE", "RESPONSE_DYNAMIC_METADATA", "REDIS_PERSECOND",
-	"TRACING_ENABLED", "HEALTHY_WITH_AT_LEAST_ONE_CONFIG_LOADED",
+	"HEALTHY_WITH_AT_LEAST_ONE_CONFIG_LOADED",
 	"MEMCACHE_TLS",
 }
 
