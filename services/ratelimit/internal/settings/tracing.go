@@ -22,7 +22,7 @@ func (r *reader) tracing() Tracing {
 	if t.On && t.Protocol != "http" && t.Protocol != "grpc" {
 		r.errs = append(r.errs, fmt.Errorf("TRACING_EXPORTER_PROTOCOL=%s: http or grpc", t.Protocol))
 	}
-	if t.SamplingRate < 0 || t.SamplingRate > 1 {
+	if t.On && (t.SamplingRate < 0 || t.SamplingRate > 1) {
 		r.errs = append(r.errs, fmt.Errorf("TRACING_SAMPLING_RATE=%v: between 0 and 1", t.SamplingRate))
 	}
 	return t
