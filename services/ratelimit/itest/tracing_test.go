@@ -1,7 +1,9 @@
 package itest
 
 import (
+	"context"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -10,6 +12,7 @@ import (
 
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+	"google.golang.org/grpc"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -47,6 +50,30 @@ func startCollector(t *testing.T) *collector {
 	return c
 }
 
+// grpcCollector is an OTLP/gRPC receiver: the TraceService, keeping spans as collector does.
+type grpcCollector struct {
+	coltracepb.UnimplementedTraceServiceServer
+	*collector
+}
+
+func (g grpcCollector) Export(_ context.Context, req *coltracepb.ExportTraceServiceRequest) (*coltracepb.ExportTraceServiceResponse, error) {
+	g.keep(req)
+	return &coltracepb.ExportTraceServiceResponse{}, nil
+}
+
+func startGRPCCollector(t *testing.T) *collector {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &collector{arrived: make(chan struct{}, 100), url: "http://" + l.Addr().String()}
+	srv := grpc.NewServer()
+	coltracepb.RegisterTraceServiceServer(srv, grpcCollector{collector: c})
+	go func() { _ = srv.Serve(l) }()
+	t.Cleanup(srv.Stop)
+	return c
+}
+
 func (c *collector) keep(req *coltracepb.ExportTraceServiceRequest) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -74,18 +101,21 @@ func (c *collector) received() (int, []receivedSpan) {
 }
 
 // tracingEnv points the service's OTLP exporter at the collector, flushing batches often.
-func tracingEnv(c *collector, settings env) env {
+func tracingEnv(c *collector, settings ...env) env {
 	vars := env{"OTEL_EXPORTER_OTLP_ENDPOINT": c.url, "OTEL_BSP_SCHEDULE_DELAY": "50"}
-	for k, v := range settings {
-		vars[k] = v
+	for _, more := range settings {
+		for k, v := range more {
+			vars[k] = v
+		}
 	}
 	return vars
 }
 
-func TestAShouldRateLimitCallIsOneServerSpanUnderTheServiceName(t *testing.T) {
-	c := startCollector(t)
+// askTraced makes one call with tracing on, sent to the collector, and wants its one span.
+func askTraced(t *testing.T, c *collector, settings env) {
+	t.Helper()
 	s := startRLS(t, moduleEdition.url(t), map[string]string{"api.yaml": perMinute},
-		tracingEnv(c, env{"TRACING_ENABLED": "true", "TRACING_SERVICE_NAME": "rls-under-test"}))
+		tracingEnv(c, env{"TRACING_ENABLED": "true", "TRACING_SERVICE_NAME": "rls-under-test"}, settings))
 	s.ask(t, request("api", entries("user", "traced")))
 	select {
 	case <-c.arrived:
@@ -98,6 +128,14 @@ func TestAShouldRateLimitCallIsOneServerSpanUnderTheServiceName(t *testing.T) {
 	if len(spans) != 1 || spans[0] != want {
 		t.Fatalf("spans %+v, want [%+v]", spans, want)
 	}
+}
+
+func TestAShouldRateLimitCallIsOneServerSpanUnderTheServiceName(t *testing.T) {
+	askTraced(t, startCollector(t), nil)
+}
+
+func TestTheGRPCExporterSendsTheSameSpan(t *testing.T) {
+	askTraced(t, startGRPCCollector(t), env{"TRACING_EXPORTER_PROTOCOL": "grpc"})
 }
 
 // askThenStop makes one call and stops the service, whose exit flushes any span left.
