@@ -44,7 +44,11 @@ func Run(ctx context.Context, s settings.Settings, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	svc := service.New(limiter, nil, serviceOptions(s, log))
+	opts, err := serviceOptions(s, log)
+	if err != nil {
+		return err
+	}
+	svc := service.New(limiter, nil, opts)
 	if s.ConfigType == settings.ConfigXDS {
 		err = subscribe(ctx, s, svc, log)
 	} else {
@@ -90,23 +94,31 @@ func newLimiter(rdb redis.UniversalClient, s settings.Settings, log *slog.Logger
 	return winlimit.New(rdb, opts...)
 }
 
-func serviceOptions(s settings.Settings, log *slog.Logger) service.Options {
+func serviceOptions(s settings.Settings, log *slog.Logger) (service.Options, error) {
 	o := service.Options{KeyPrefix: s.CacheKeyPrefix, GlobalShadow: s.GlobalShadowMode, NearLimitRatio: s.NearLimitRatio, Logger: log}
 	if s.HeadersEnabled {
 		o.Headers = &service.HeaderNames{Limit: s.HeaderLimit, Remaining: s.HeaderRemaining, Reset: s.HeaderReset}
 	}
-	if s.UsePrometheus {
+	switch {
+	case s.UsePrometheus && s.PrometheusMapperYAML != "":
+		m, err := newMappedMetrics(prometheus.DefaultRegisterer, s.PrometheusMapperYAML)
+		if err != nil {
+			return o, err
+		}
+		o.Stats = m
+	case s.UsePrometheus:
 		o.Stats = newMetrics(prometheus.DefaultRegisterer)
 	}
-	return o
+	return o, nil
 }
 
 // serve listens on every port, then waits for ctx or the first server to fail.
 func serve(ctx context.Context, s settings.Settings, svc *service.Service, rdb redis.UniversalClient, log *slog.Logger) error {
-	opts, err := grpcServerOptions(s.GRPCTLS)
+	opts, flush, err := grpcOptions(s, log)
 	if err != nil {
 		return err
 	}
+	defer flush()
 	grpcServer := grpc.NewServer(opts...)
 	pb.RegisterRateLimitServiceServer(grpcServer, svc)
 	healthpb.RegisterHealthServer(grpcServer, health.NewServer())
@@ -147,6 +159,27 @@ func serve(ctx context.Context, s settings.Settings, svc *service.Service, rdb r
 		err = nil
 	}
 	return err
+}
+
+// grpcOptions are the gRPC server's TLS and tracing, and the flush of the spans left at the end.
+func grpcOptions(s settings.Settings, log *slog.Logger) ([]grpc.ServerOption, func(), error) {
+	opts, err := grpcServerOptions(s.GRPCTLS)
+	if err != nil {
+		return nil, nil, err
+	}
+	traced, shutdown, err := startTracing(s.Tracing, log)
+	if err != nil {
+		return nil, nil, err
+	}
+	flush := func() {
+		// Bounded: a collector that does not answer must not hold the exit.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := shutdown(ctx); err != nil {
+			log.Warn("tracing: the last spans were not sent", "err", err)
+		}
+	}
+	return append(opts, traced...), flush, nil
 }
 
 func hostPort(host string, port int) string { return net.JoinHostPort(host, strconv.Itoa(port)) }

@@ -38,6 +38,8 @@ type Settings struct {
 	HeaderReset                    string
 	UsePrometheus                  bool
 	PrometheusAddr, PrometheusPath string
+	PrometheusMapperYAML           string // a statsd_exporter mapping file; empty: upstream's default names
+	Tracing                        Tracing
 	// GRPCTLS is GRPC_SERVER_USE_TLS and its files: TLS on the gRPC port, as Envoy Gateway
 	// sets it for its rate limit deployment.
 	GRPCTLS GRPCTLS
@@ -148,10 +150,12 @@ func Read(get env) (Settings, error) {
 		HeaderLimit: r.str("LIMIT_LIMIT_HEADER", "RateLimit-Limit"), HeaderRemaining: r.str("LIMIT_REMAINING_HEADER", "RateLimit-Remaining"),
 		HeaderReset: r.str("LIMIT_RESET_HEADER", "RateLimit-Reset"), UsePrometheus: r.boolean("USE_PROMETHEUS", false),
 		PrometheusAddr: r.str("PROMETHEUS_ADDR", ":9090"), PrometheusPath: r.str("PROMETHEUS_PATH", "/metrics"),
+		PrometheusMapperYAML: r.str("PROMETHEUS_MAPPER_YAML", ""),
 	}
 	s.ConfigType = strings.ToUpper(r.str("CONFIG_TYPE", "FILE"))
 	s.ForceStartWithoutInitialConfig = r.boolean("FORCE_START_WITHOUT_INITIAL_CONFIG", false)
 	s.XDS = r.xds()
+	s.Tracing = r.tracing()
 	s.GRPCTLS = GRPCTLS{On: r.boolean("GRPC_SERVER_USE_TLS", false),
 		Cert: r.str("GRPC_SERVER_TLS_CERT", ""), Key: r.str("GRPC_SERVER_TLS_KEY", ""),
 		ClientCACert: r.str("GRPC_CLIENT_TLS_CACERT", ""), ClientSAN: r.str("GRPC_CLIENT_TLS_SAN", "")}

@@ -9,13 +9,13 @@ import (
 // winlimit refuses to start rather than run without them.
 var refusedWhenOn = []string{
 	"QUOTA_MODE", "RESPONSE_DYNAMIC_METADATA", "REDIS_PERSECOND",
-	"TRACING_ENABLED", "HEALTHY_WITH_AT_LEAST_ONE_CONFIG_LOADED",
+	"HEALTHY_WITH_AT_LEAST_ONE_CONFIG_LOADED",
 	"MEMCACHE_TLS",
 }
 
 // refusedWhenSet are settings whose mere presence asks for something winlimit lacks.
 var refusedWhenSet = []string{
-	"GRPC_UDS", "MEMCACHE_HOST_PORT", "MEMCACHE_SRV", "PROMETHEUS_MAPPER_YAML", "REDIS_PERSECOND_URL",
+	"GRPC_UDS", "MEMCACHE_HOST_PORT", "MEMCACHE_SRV", "REDIS_PERSECOND_URL",
 	"REDIS_PIPELINE_WINDOW", "REDIS_PIPELINE_LIMIT",
 }
 
