@@ -1,0 +1,3 @@
+module github.com/winlimit/winlimit/bench/gateway
+
+go 1.26.8

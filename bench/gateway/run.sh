@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# make bench-gateway: Spring Cloud Gateway's own RedisRateLimiter beside winlimit's limiter (on
+# the module, and on Functions) and no limiter, in one gateway (this folder's Maven project, with
+# the winlimit-spring-cloud-gateway jar that make installed into ~/.m2); the Go driver starts
+# everything, loads the routes in alternating rounds and writes bench/results/gateway.md and
+# .json. Extra arguments go to the driver (e.g. -rounds 3 -round 5s).
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+module=${WINLIMIT_MODULE:-$root/target/x86_64-unknown-linux-gnu/dist/libwinlimit.so}
+cd "$root/bench/gateway"
+mvn -B -q compile dependency:build-classpath -Dmdep.outputFile=target/classpath.txt
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+go build -o "$work/bench-gateway" .
+"$work/bench-gateway" -classpath "target/classes:$(cat target/classpath.txt)" \
+	-redis-server "$root/.cache/redis-7.0/bin/server" -module "$module" \
+	-out "$root/bench/results/gateway.md" "$@"
