@@ -181,7 +181,7 @@ bench-gateway: export WINLIMIT_MODULE ?= $(RELEASE_SO)
 bench-gateway: java-deps | release-so
 	scripts/fetch-servers.sh redis-7.0
 	cd clients/java && mvn -B -q install -DskipTests -pl winlimit-spring-cloud-gateway -am
-	cd bench/gateway && go vet ./... && go run $(STATICCHECK) ./...
+	for m in gateway internal/procs; do (cd bench/$$m && go vet ./... && go run $(STATICCHECK) ./...) || exit 1; done
 	bench/gateway/run.sh
 
 # The library built into both clients (scripts/embed-lua.py): the Python package's data and

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/winlimit/winlimit/bench/internal/procs"
 )
 
 // routes are the gateway's routes (src/main/resources/application.yml), in the first round's order.
@@ -46,7 +48,7 @@ func main() {
 
 // setup is what run starts; stop stops it all, each by its PID.
 type setup struct {
-	gateway, redisModule, redisFunctions *proc
+	gateway, redisModule, redisFunctions *procs.Proc
 	base                                 string
 	stops                                []func()
 }
@@ -123,28 +125,28 @@ func (s *setup) start(o options, dir string) error {
 	if s.redisModule, port, err = startRedis("redis-module", o.redis, o.module, dir); err != nil {
 		return err
 	}
-	s.stops = append(s.stops, s.redisModule.stop)
+	s.stops = append(s.stops, s.redisModule.Stop)
 	var functionsPort int
 	if s.redisFunctions, functionsPort, err = startRedis("redis-functions", o.redis, "", dir); err != nil {
 		return err
 	}
-	s.stops = append(s.stops, s.redisFunctions.stop)
+	s.stops = append(s.stops, s.redisFunctions.Stop)
 	backend, stopBackend, err := serveBackend()
 	if err != nil {
 		return err
 	}
 	s.stops = append(s.stops, stopBackend)
-	gatewayPort, err := freePort()
+	gatewayPort, err := procs.FreePort()
 	if err != nil {
 		return err
 	}
 	s.base = "http://127.0.0.1:" + strconv.Itoa(gatewayPort)
-	if s.gateway, err = start("gateway", dir, o.java, "-cp", o.classpath, "io.winlimit.bench.gateway.GatewayBench",
+	if s.gateway, err = procs.Start("gateway", nil, dir, o.java, "-cp", o.classpath, "io.winlimit.bench.gateway.GatewayBench",
 		"--server.port="+strconv.Itoa(gatewayPort), "--spring.data.redis.port="+strconv.Itoa(port),
 		"--bench.functions-port="+strconv.Itoa(functionsPort), "--bench.backend="+backend); err != nil {
 		return err
 	}
-	s.stops = append(s.stops, s.gateway.stop)
+	s.stops = append(s.stops, s.gateway.Stop)
 	return waitFor("the gateway (log: "+dir+"/gateway.log)", func() bool {
 		resp, err := http.Get(s.base + "/none/")
 		if err != nil {
@@ -157,8 +159,8 @@ func (s *setup) start(o options, dir string) error {
 
 // measure loads one route for a round, with the CPU the gateway and both servers spent meanwhile.
 func (s *setup) measure(o options, route string) (measurement, error) {
-	procs := []*proc{s.gateway, s.redisModule, s.redisFunctions}
-	before, err := cpus(procs)
+	ps := []*procs.Proc{s.gateway, s.redisModule, s.redisFunctions}
+	before, err := cpus(ps)
 	if err != nil {
 		return measurement{}, err
 	}
@@ -166,7 +168,7 @@ func (s *setup) measure(o options, route string) (measurement, error) {
 	if err != nil {
 		return measurement{}, err
 	}
-	after, err := cpus(procs)
+	after, err := cpus(ps)
 	if err != nil {
 		return measurement{}, err
 	}
@@ -180,11 +182,11 @@ func (s *setup) measure(o options, route string) (measurement, error) {
 	}, nil
 }
 
-func cpus(procs []*proc) ([]time.Duration, error) {
-	out := make([]time.Duration, len(procs))
-	for i, p := range procs {
+func cpus(ps []*procs.Proc) ([]time.Duration, error) {
+	out := make([]time.Duration, len(ps))
+	for i, p := range ps {
 		var err error
-		if out[i], err = p.cpu(); err != nil {
+		if out[i], err = p.CPU(); err != nil {
 			return nil, err
 		}
 	}

@@ -9,10 +9,18 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 module=${WINLIMIT_MODULE:-$root/target/x86_64-unknown-linux-gnu/dist/libwinlimit.so}
 cd "$root/bench/gateway"
-mvn -B -q compile dependency:build-classpath -Dmdep.outputFile=target/classpath.txt
+# The JVM loads its classes from copies: ~/.m2 is shared, and an install of io.winlimit elsewhere
+# during the run would replace a jar under the running gateway. winlimit's own jars are this
+# tree's, as make built them.
+rm -rf target/lib
+mvn -B -q compile dependency:copy-dependencies -DoutputDirectory=target/lib
+for jar in target/lib/winlimit-*.jar; do
+	name=$(basename "$jar" .jar)
+	cp "$root/clients/java/${name%-*}/target/$name.jar" "$jar"
+done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 go build -o "$work/bench-gateway" .
-"$work/bench-gateway" -classpath "target/classes:$(cat target/classpath.txt)" \
+"$work/bench-gateway" -classpath "target/classes:target/lib/*" \
 	-redis-server "$root/.cache/redis-7.0/bin/server" -module "$module" \
 	-out "$root/bench/results/gateway.md" "$@"
