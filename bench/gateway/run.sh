@@ -21,6 +21,6 @@ done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 go build -o "$work/bench-gateway" .
-"$work/bench-gateway" -classpath "target/classes:target/lib/*" \
+"$work/bench-gateway" -classpath "$PWD/target/classes:$PWD/target/lib/*" \
 	-redis-server "$root/.cache/redis-7.0/bin/server" -module "$module" \
 	-out "$root/bench/results/gateway.md" "$@"
