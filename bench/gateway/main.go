@@ -36,7 +36,7 @@ func main() {
 	flag.IntVar(&o.conns, "conns", 32, "concurrent keep-alive connections")
 	flag.IntVar(&o.keys, "keys", 10000, "distinct keys, rotated")
 	flag.DurationVar(&o.round, "round", 10*time.Second, "one route's load in a round")
-	flag.DurationVar(&o.warmup, "warmup", 10*time.Second, "each route's load before the rounds (not counted)")
+	flag.DurationVar(&o.warmup, "warmup", 30*time.Second, "each route's load before the rounds (not counted)")
 	flag.Parse()
 	if o.classpath == "" || o.redis == "" || o.module == "" || o.out == "" {
 		log.Fatal("-classpath, -redis-server, -module and -out are required")
