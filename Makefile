@@ -12,7 +12,7 @@ LIBRARY_ITESTS := $(addprefix itest-functions-,$(FUNCTION_SERVERS)) $(addprefix 
 # The released module (make dist): linked against glibc 2.17, no debug info.
 RELEASE_SO := $(CURDIR)/target/x86_64-unknown-linux-gnu/dist/libwinlimit.so
 
-.PHONY: all build lua deps servers release-so test unit itest itest-all itest-clients $(addprefix itest-,$(SERVERS)) itest-valkey itest-library $(LIBRARY_ITESTS) itest-client itest-limits lua-clients itest-node itest-go bench-go bench-java itest-rls bench-rls node-deps itest-java java-deps dist itest-dist lint docs docs-site examples-test examples-deps run bench bench-many-keys bench-breaker bench-instr bench-node-breaker fuzz clean ci-cold flake-hunt
+.PHONY: all build lua deps servers release-so test unit itest itest-all itest-clients $(addprefix itest-,$(SERVERS)) itest-valkey itest-library $(LIBRARY_ITESTS) itest-client itest-limits lua-clients itest-node itest-go bench-go bench-java itest-rls bench-rls node-deps itest-java java-deps dist itest-dist lint docs docs-site examples-test examples-deps run bench bench-many-keys bench-breaker bench-instr bench-node-breaker fuzz clean ci-cold flake-hunt bench-gateway
 
 all: build
 
@@ -173,6 +173,17 @@ bench-java: java-deps | release-so
 	scripts/fetch-servers.sh redis-7.0
 	cd clients/java && mvn -B -q install -DskipTests -pl winlimit-core -am
 	bench/java/run.sh
+
+# Spring Cloud Gateway's own RedisRateLimiter beside winlimit's limiter (module, Functions) and
+# no limiter, as routes of one gateway (bench/gateway, Boot 4.0.7 with Spring Cloud 2025.1.4) on
+# one backend, at 32 connections in alternating rounds (a benchmark, not part of make test; ~6 min).
+# Results: bench/results/gateway.md and .json.
+bench-gateway: export WINLIMIT_MODULE ?= $(RELEASE_SO)
+bench-gateway: java-deps | release-so
+	scripts/fetch-servers.sh redis-7.0
+	cd clients/java && mvn -B -q install -DskipTests -pl winlimit-spring-cloud-gateway -am
+	for m in gateway internal/procs; do (cd bench/$$m && go vet ./... && go run $(STATICCHECK) ./...) || exit 1; done
+	bench/gateway/run.sh
 
 # The library built into both clients (scripts/embed-lua.py): the Python package's data and
 # the Node package's src/lua.ts, from lua/winlimit.lua.

@@ -3,69 +3,32 @@ package main
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/winlimit/winlimit/bench/internal/procs"
 )
 
-// clockTicks is USER_HZ, the unit of /proc/<pid>/stat's times: 100 on every Linux that
-// matters here (it is fixed in the kernel's ABI for x86-64).
-const clockTicks = 100
-
-// proc is a child process this program started; it is stopped by its PID alone.
-type proc struct {
-	name string
-	cmd  *exec.Cmd
-}
+// proc is a process this driver started, stopped by its PID alone (bench/internal/procs).
+type proc struct{ *procs.Proc }
 
 func start(name string, env []string, dir string, args ...string) (*proc, error) {
-	cmd := exec.Command(args[0], args[1:]...)
-	cmd.Env, cmd.Dir = env, dir
-	logFile, err := os.Create(filepath.Join(dir, name+".log"))
+	p, err := procs.Start(name, env, dir, args...)
 	if err != nil {
 		return nil, err
 	}
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	return &proc{name: name, cmd: cmd}, nil
+	return &proc{p}, nil
 }
 
-func (p *proc) stop() {
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() { _ = p.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		_ = p.cmd.Process.Kill()
-		<-done
-	}
-}
+func (p *proc) stop() { p.Stop() }
 
 // cpu is the process's user and system time so far, from /proc/<pid>/stat.
-func (p *proc) cpu() (time.Duration, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
-	if err != nil {
-		return 0, err
-	}
-	// The command name (field 2) may hold spaces: the fields after it follow the last ')'.
-	fields := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+2:]))
-	utime, err1 := strconv.ParseInt(fields[11], 10, 64) // field 14 of the whole line
-	stime, err2 := strconv.ParseInt(fields[12], 10, 64) // field 15
-	if err1 != nil || err2 != nil {
-		return 0, fmt.Errorf("/proc/%d/stat: %q", p.cmd.Process.Pid, b)
-	}
-	return time.Duration(utime+stime) * time.Second / clockTicks, nil
-}
+func (p *proc) cpu() (time.Duration, error) { return p.CPU() }
+
+var freePort = procs.FreePort
 
 // redisServer is a redis-server on a free loopback port, persistence off.
 type redisServer struct {
@@ -118,13 +81,4 @@ func (r *redisServer) redisCPU(ctx context.Context) (time.Duration, error) {
 		}
 	}
 	return time.Duration(total * float64(time.Second)), nil
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }

@@ -1,0 +1,3 @@
+module github.com/winlimit/winlimit/bench/internal/procs
+
+go 1.26.8
