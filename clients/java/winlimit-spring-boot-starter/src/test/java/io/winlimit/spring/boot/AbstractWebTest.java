@@ -8,13 +8,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.winlimit.spring.boot.app.TestApp;
+import io.winlimit.support.Spec;
 import io.winlimit.spring.boot.support.Http;
+import io.winlimit.spring.boot.support.PrometheusScrape;
 import io.winlimit.spring.boot.support.RedisServer;
 import io.winlimit.spring.boot.internal.web.KeyExpressions;
 import io.winlimit.spring.boot.internal.web.RateLimitedHandlers;
 import java.net.http.HttpResponse;
+import java.util.Iterator;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -60,9 +64,11 @@ abstract class AbstractWebTest {
         }
     }
 
+    /** Each test on an empty server, while there is one: the last test scrapes the meters
+     * after the server-stopped test. */
     @BeforeEach
     void emptyRedis() {
-        if (redis.command("PING").equals("+PONG")) {
+        if (ProcessHandle.of(redis.pid()).filter(ProcessHandle::isAlive).isPresent()) {
             redis.command("FLUSHALL");
         }
     }
@@ -266,7 +272,7 @@ abstract class AbstractWebTest {
     }
 
     @Test
-    @Order(Integer.MAX_VALUE)
+    @Order(Integer.MAX_VALUE - 1)
     void withTheServerStoppedAPolicyFailsClosedWith503OrOpenWithoutFieldsAndTheBreakerOpens() {
         assertEquals(200, http.get("/closed").statusCode());
         double errors = decisions("closed", "error");
@@ -286,6 +292,27 @@ abstract class AbstractWebTest {
         assertEquals(1.0, opened.path("measurements").get(0).path("value").asDouble());
         assertEquals(2.0, metric("winlimit.breaker.state", "limiter:winlimit").path("measurements").get(0).path("value").asDouble());
         assertEquals(503, http.get("/closed").statusCode(), "while the breaker is open, a request fails at once");
+    }
+
+    /** Last: after allowed, rejected and failed decisions and the breaker's opening, Actuator's
+     * Prometheus scrape carries every metric and label that docs/grafana and docs/prometheus
+     * query (clients/spec/dashboard_queries.json, extracted from them). */
+    @Test
+    @Order(Integer.MAX_VALUE)
+    void thePrometheusScrapeHoldsEveryMetricAndLabelTheDashboardQueries() {
+        HttpResponse<String> scrape = http.get("/actuator/prometheus");
+        assertEquals(200, scrape.statusCode());
+        Map<String, Set<String>> exported = PrometheusScrape.labelsByMetric(scrape.body());
+        assertTrue(scrape.body().contains("winlimit_breaker_state{limiter=\"winlimit\"} 2.0"), scrape.body());
+        JsonNode queried = Spec.load("dashboard_queries.json");
+        for (Iterator<Map.Entry<String, JsonNode>> it = queried.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> metric = it.next();
+            Set<String> labels = exported.get(metric.getKey());
+            assertTrue(labels != null, "the dashboard queries " + metric.getKey() + ", which the scrape lacks");
+            for (JsonNode label : metric.getValue()) {
+                assertTrue(labels.contains(label.asText()), metric.getKey() + " lacks the label " + label.asText());
+            }
+        }
     }
 
     double decisions(String policy, String outcome) {
