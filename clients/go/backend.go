@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -50,9 +51,11 @@ func send(ctx context.Context, p processor, keyPos int8, args ...any) (any, erro
 
 // node is what is known of one server: its backend and whether its library was checked.
 type node struct {
-	breaker        *breaker // nil: off
-	mu             sync.Mutex
-	backend        Backend // "" until detected
+	breaker *breaker // nil: off
+	// backend is read on every call and written once detected (or again after an unload):
+	// an atomic load keeps the call path free of the mutex.
+	backend        atomic.Pointer[Backend] // nil until detected
+	mu             sync.Mutex              // guards libraryChecked
 	libraryChecked bool
 }
 
@@ -70,7 +73,7 @@ func (n *nodes) get(name string) *node {
 	if !ok {
 		got = &node{breaker: n.breaker()}
 		if n.choice != Auto {
-			got.backend = n.choice
+			got.setBackend(n.choice)
 		}
 		n.byName[name] = got
 	}
@@ -79,6 +82,9 @@ func (n *nodes) get(name string) *node {
 
 // isServerError reports a Redis error reply whose text contains text (case-insensitive).
 func isServerError(err error, text string) bool {
+	if err == nil {
+		return false // the common case, without errors.As's allocation
+	}
 	var re redis.Error
 	return errors.As(err, &re) && strings.Contains(strings.ToLower(re.Error()), text)
 }
@@ -110,10 +116,7 @@ type route struct {
 
 // answer has the call answered by the node's backend: the reply and the backend.
 func (l *Limiter) answer(ctx context.Context, c *call, r route) (any, Backend, error) {
-	n := r.node
-	n.mu.Lock()
-	backend := n.backend
-	n.mu.Unlock()
+	backend := r.node.current()
 	if backend == "" {
 		var err error
 		if backend, err = l.detect(ctx, r); err != nil {
@@ -157,9 +160,7 @@ func (l *Limiter) detect(ctx context.Context, r route) (Backend, error) {
 	} else if infos[1] != nil {
 		backend = Functions
 	}
-	r.node.mu.Lock()
-	r.node.backend = backend
-	r.node.mu.Unlock()
+	r.node.setBackend(backend)
 	return backend, nil
 }
 
@@ -194,11 +195,15 @@ func (l *Limiter) fcall(ctx context.Context, c *call, r route) (any, Backend, er
 	return reply, Functions, err
 }
 
+// current is the node's backend, "" until detected.
 func (n *node) current() Backend {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	return n.backend
+	if b := n.backend.Load(); b != nil {
+		return *b
+	}
+	return ""
 }
+
+func (n *node) setBackend(b Backend) { n.backend.Store(&b) }
 
 // ensureLibrary loads the library where it is missing or older, never over a newer one;
 // where the user may not load it, "auto" turns to the scripts.
@@ -217,9 +222,7 @@ func (l *Limiter) ensureLibrary(ctx context.Context, r route, again bool) error 
 	err = loadLibrary(ctx, r.server, version != "")
 	if isNoPerm(err) {
 		if l.nodes.choice == Auto {
-			r.node.mu.Lock()
-			r.node.backend = Scripts
-			r.node.mu.Unlock()
+			r.node.setBackend(Scripts)
 			return nil
 		}
 		return &permissionError{err, "+function|load", `the "functions" backend loads the library, which`}

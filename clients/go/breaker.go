@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -69,12 +70,16 @@ type transition struct {
 
 // breaker is one circuit breaker (per limiter, per cluster node): closed, open for an open
 // period that doubles on each failed probe, half-open while one probe runs.
+//
+// Every change is made under mu; state and count are atomics besides so that the closed
+// path (a call admitted and answered while closed, no failure counted) reads them without
+// the mutex: that path runs on every call.
 type breaker struct {
 	mu                  sync.Mutex
 	failures            int
 	openMs, maxOpenMs   float64
-	state               BreakerState
-	count               int
+	state               atomic.Int32 // a BreakerState
+	count               atomic.Int64 // failures in a row while closed
 	openUntil, lastOpen float64
 	probing             bool
 	probeID             uint64
@@ -92,52 +97,69 @@ func newBreaker(failures int, openMs, maxOpenMs float64) *breaker {
 }
 
 // admit decides what a call arriving at now does, and the transitions that made.
+// A closed breaker admits without the mutex: only a probe's id is ever compared.
 func (b *breaker) admit(now float64) (admission, []transition) {
+	if b.current() == BreakerClosed {
+		return admission{send: true}, nil
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.nextID++
-	switch {
-	case b.state == BreakerClosed:
-		return admission{send: true, id: b.nextID}, nil
-	case b.state == BreakerOpen && now >= b.openUntil:
-		b.state, b.probing, b.probeID = BreakerHalfOpen, true, b.nextID
+	switch state := b.current(); {
+	case state == BreakerClosed:
+		return admission{send: true}, nil
+	case state == BreakerOpen && now >= b.openUntil:
+		b.probing, b.probeID = true, b.nextID
+		b.state.Store(int32(BreakerHalfOpen))
 		return admission{send: true, probe: true, id: b.nextID}, []transition{{BreakerHalfOpen, "open_elapsed"}}
 	}
 	return admission{id: b.nextID}, nil
 }
 
-// done records the end of an admitted call at now: failed says it counts as a failure.
+func (b *breaker) current() BreakerState { return BreakerState(b.state.Load()) }
+
+// done records the end of an admitted call at now: failed says it counts as a failure. A
+// success while closed with no failure counted changes nothing, so it takes no mutex.
 func (b *breaker) done(a admission, failed bool, now float64) []transition {
+	if !a.probe && !failed && b.current() == BreakerClosed && b.count.Load() == 0 {
+		return nil
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if a.probe && b.state == BreakerHalfOpen && a.id == b.probeID {
+	return b.doneLocked(a, failed, now)
+}
+
+func (b *breaker) doneLocked(a admission, failed bool, now float64) []transition {
+	if a.probe && b.current() == BreakerHalfOpen && a.id == b.probeID {
 		b.probing = false
 		if failed {
 			b.lastOpen = min(b.lastOpen*2, b.maxOpenMs)
-			b.state, b.openUntil = BreakerOpen, now+b.lastOpen
+			b.openUntil = now + b.lastOpen
+			b.state.Store(int32(BreakerOpen))
 			return []transition{{BreakerOpen, "probe_failed"}}
 		}
-		b.state, b.count = BreakerClosed, 0
+		b.count.Store(0)
+		b.state.Store(int32(BreakerClosed))
 		return []transition{{BreakerClosed, "probe_succeeded"}}
 	}
-	if b.state != BreakerClosed {
+	if b.current() != BreakerClosed {
 		return nil // a call sent before the breaker opened changes nothing now
 	}
 	if !failed {
-		b.count = 0
+		b.count.Store(0)
 		return nil
 	}
-	b.count++
-	if b.count < b.failures {
+	if b.count.Add(1) < int64(b.failures) {
 		return nil
 	}
-	b.count, b.lastOpen = 0, b.openMs
-	b.state, b.openUntil = BreakerOpen, now+b.openMs
+	b.count.Store(0)
+	b.lastOpen, b.openUntil = b.openMs, now+b.openMs
+	b.state.Store(int32(BreakerOpen))
 	return []transition{{BreakerOpen, "failures"}}
 }
 
 func (b *breaker) snapshot() (BreakerState, float64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.state, b.openUntil
+	return b.current(), b.openUntil
 }

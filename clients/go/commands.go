@@ -170,11 +170,18 @@ func ms(what string, d time.Duration) (int64, error) {
 	return int64(d / time.Millisecond), nil
 }
 
-func command(name string, peek bool) string {
-	if peek {
-		return name + "_RO"
-	}
-	return name
+// oneWindowCall is the storage of a single-policy call's line and policy, allocated as one:
+// both live as long as the call's Decision, and one allocation instead of two is a measurable
+// share of the limiter's own work per call (bench/results/go-overhead.md).
+type oneWindowCall struct {
+	args   [12]any
+	policy [1]Policy
+}
+
+// newOneWindowCall returns an empty line with room for every option, and the policy's slot.
+func newOneWindowCall() ([]any, []Policy) {
+	s := new(oneWindowCall)
+	return s.args[:0], s.policy[:]
 }
 
 // tail appends [COST n | REFUND n] [BLOCK ms]; the server refuses REFUND with COST or BLOCK

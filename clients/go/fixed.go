@@ -13,14 +13,15 @@ func buildFixed(key string, window time.Duration, limit int64, o callOptions) (c
 	if err != nil {
 		return call{}, err
 	}
-	args, err := o.tail(append(make([]any, 0, 10), command(fixedCommand.name, o.peek), key, length, limit))
+	args, policies := newOneWindowCall()
+	args, err = o.tail(append(args, fixedCommand.word(o.peek), key, length, limit))
 	if err != nil {
 		return call{}, err
 	}
 	if o.align {
 		args = append(args, "ALIGN")
 	}
-	policies := []Policy{{Name: o.name, Quota: limit, Window: window}}
+	policies[0] = Policy{Name: o.name, Quota: limit, Window: window}
 	return call{args: args, policies: policies, peek: o.peek, refund: o.hasRefund}, nil
 }
 

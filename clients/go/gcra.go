@@ -13,7 +13,8 @@ func buildGCRA(key string, period time.Duration, limit int64, o callOptions) (ca
 	if err != nil {
 		return call{}, err
 	}
-	args := append(make([]any, 0, 12), command(gcraCommand.name, o.peek), key, periodMs, limit)
+	args, policies := newOneWindowCall()
+	args = append(args, gcraCommand.word(o.peek), key, periodMs, limit)
 	capacity := limit
 	if o.hasBurst {
 		capacity = o.burst
@@ -28,7 +29,7 @@ func buildGCRA(key string, period time.Duration, limit int64, o callOptions) (ca
 	if limit > 0 {
 		refill = mulCeilDiv(capacity, periodMs, limit)
 	}
-	policies := []Policy{{Name: o.name, Quota: capacity, Window: time.Duration(refill) * time.Millisecond}}
+	policies[0] = Policy{Name: o.name, Quota: capacity, Window: time.Duration(refill) * time.Millisecond}
 	return call{args: args, policies: policies, peek: o.peek, refund: o.hasRefund}, nil
 }
 

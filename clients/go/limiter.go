@@ -131,8 +131,7 @@ func (l *Limiter) call(ctx context.Context, c *call, r route) (any, Backend, err
 	}
 	if l.timed != nil {
 		reply, backend, err := l.answer(ctx, c, r)
-		var ne net.Error
-		if errors.As(err, &ne) && ne.Timeout() {
+		if err != nil && isTimeout(err) {
 			err = &TimeoutError{Waited: l.opts.timeout}
 		}
 		return reply, backend, err
@@ -144,8 +143,7 @@ func (l *Limiter) call(ctx context.Context, c *call, r route) (any, Backend, err
 		// The socket's deadline is the context's: its timeout may come a hair before the
 		// context's own timer.
 		deadline, _ := ctx.Deadline()
-		var ne net.Error
-		if err != nil && (ctx.Err() != nil || errors.As(err, &ne) && ne.Timeout() && time.Until(deadline) < time.Millisecond) {
+		if err != nil && (ctx.Err() != nil || isTimeout(err) && time.Until(deadline) < time.Millisecond) {
 			err = &TimeoutError{Waited: l.opts.timeout}
 		}
 		return reply, backend, err
@@ -156,8 +154,9 @@ func (l *Limiter) call(ctx context.Context, c *call, r route) (any, Backend, err
 		err     error
 	}
 	done := make(chan result, 1)
+	owned := *c // the goroutine's own copy, so that the caller's call needs no heap
 	go func() {
-		reply, backend, err := l.answer(ctx, c, r)
+		reply, backend, err := l.answer(ctx, &owned, r)
 		done <- result{reply, backend, err}
 	}()
 	select {
@@ -166,6 +165,13 @@ func (l *Limiter) call(ctx context.Context, c *call, r route) (any, Backend, err
 	case <-ctx.Done():
 		return nil, "", &TimeoutError{Waited: l.opts.timeout}
 	}
+}
+
+// isTimeout reports a network timeout. Its own function, so that the error variable
+// errors.As needs escapes only on a failed call, not on every call.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }
 
 // honorsContext reports a client whose I/O stops at the context's deadline.

@@ -22,10 +22,14 @@ const (
 // keeps, and the options that shape its limit (the reader's options but COST). Every command
 // also takes Cost, Refund, Block, Peek and Name.
 type commandSpec struct {
-	name   string
-	method string
-	state  stateKind
-	shape  []optionKind
+	name    string
+	method  string
+	state   stateKind
+	shape   []optionKind
+	allowed []optionKind // commonOptions and shape, built once: options() is on every call
+	// writer and reader are the command's words already boxed as a line's first argument:
+	// boxing a string allocates, and the words are on every call.
+	writer, reader any
 }
 
 // commandSpecs holds every defineCommand, by the writer's name.
@@ -33,6 +37,8 @@ var commandSpecs = map[string]*commandSpec{}
 
 // defineCommand registers spec; a command file calls it from its init.
 func defineCommand(spec commandSpec) *commandSpec {
+	spec.allowed = slices.Clip(append(slices.Clone(commonOptions), spec.shape...))
+	spec.writer, spec.reader = spec.name, spec.name+"_RO"
 	commandSpecs[spec.name] = &spec
 	return &spec
 }
@@ -42,7 +48,15 @@ var commonOptions = []optionKind{optCost, optRefund, optBlock, optPeek, optName}
 
 // options are the CallOption kinds the command's method takes.
 func (s *commandSpec) options() []optionKind {
-	return append(slices.Clone(commonOptions), s.shape...)
+	return s.allowed
+}
+
+// word is the command to send: the reader (the _RO form) for a peek, else the writer.
+func (s *commandSpec) word(peek bool) any {
+	if peek {
+		return s.reader
+	}
+	return s.writer
 }
 
 // refuseForeignShape refuses, once the state kind's parser has taken the words, a shape

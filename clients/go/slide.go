@@ -10,7 +10,7 @@ func buildSlide(key string, windows []Window, o callOptions) (call, error) {
 		return call{}, argError("windows", "Slide needs at least one window")
 	}
 	args := make([]any, 0, 2+2*len(windows)+6)
-	args = append(args, command(slideCommand.name, o.peek), key)
+	args = append(args, slideCommand.word(o.peek), key)
 	policies := make([]Policy, len(windows))
 	for i, w := range windows {
 		length, err := ms("window", w.Length)

@@ -94,16 +94,16 @@ public final class LettuceExecutor implements RedisExecutor {
     }
 
     private static ProtocolKeyword keyword(byte[] name) {
-        String text = new String(name, StandardCharsets.UTF_8);
         return new ProtocolKeyword() {
             @Override
             public byte[] getBytes() {
                 return name;
             }
 
+            // Decoded only when asked (a log line, an error): a String per call otherwise.
             @Override
             public String toString() {
-                return text;
+                return new String(name, StandardCharsets.UTF_8);
             }
         };
     }

@@ -11,7 +11,9 @@ import java.util.List;
 /** Any reply, normalised as the executor SPI says: Long, byte[], List, null (RESP3's maps and
  * sets as flat lists, doubles and booleans as they are). */
 final class ReplyOutput extends CommandOutput<byte[], byte[], Object> {
-    private final Deque<List<Object>> open = new ArrayDeque<>();
+    // The arrays still open. The replies nest two deep at most: the default capacity (16)
+    // would allocate for nothing on every call.
+    private final Deque<List<Object>> open = new ArrayDeque<>(2);
 
     ReplyOutput() {
         super(ByteArrayCodec.INSTANCE, null);

@@ -2,6 +2,7 @@ package io.winlimit.internal.library;
 
 import io.winlimit.model.Backend;
 import io.winlimit.model.BackendChoice;
+import io.winlimit.model.Command;
 import io.winlimit.model.MissingPermissionException;
 import io.winlimit.model.ModuleNotLoadedException;
 import io.winlimit.model.RedisServerException;
@@ -93,7 +94,7 @@ public final class Backends {
     }
 
     private CompletableFuture<Answer> module(Call call, byte[] key, Node node) {
-        RedisCommand command = new RedisCommand(encode(call.args()), key, 1);
+        RedisCommand command = new RedisCommand(encode(call.args(), 1, key), key, 1);
         return sender.send(command).thenApply(reply -> new Answer(reply, Backend.MODULE)).exceptionallyCompose(e -> {
             Throwable error = cause(e);
             if (choice != BackendChoice.AUTO || !is(error, "unknown command")) {
@@ -252,10 +253,33 @@ public final class Backends {
 
     /** Each argument's UTF-8 bytes. */
     public static List<byte[]> encode(List<String> args) {
+        return encode(args, -1, null);
+    }
+
+    /** Each argument's UTF-8 bytes, with {@code key} (already encoded) at {@code keyIndex}. The
+     * constant words come from {@link #WORDS}: shared arrays, which no executor writes to. */
+    static List<byte[]> encode(List<String> args, int keyIndex, byte[] key) {
         List<byte[]> out = new ArrayList<>(args.size());
-        for (String arg : args) {
-            out.add(bytes(arg));
+        for (int i = 0; i < args.size(); i++) {
+            String arg = args.get(i);
+            byte[] word = i == keyIndex ? key : WORDS.get(arg);
+            out.add(word != null ? word : bytes(arg));
         }
         return out;
+    }
+
+    /** The commands' names and option words, encoded once: every call sends a few of them. */
+    private static final Map<String, byte[]> WORDS = words();
+
+    private static Map<String, byte[]> words() {
+        Map<String, byte[]> words = new java.util.HashMap<>();
+        for (Command command : Command.values()) {
+            words.put(command.command(), bytes(command.command()));
+            words.put(command.command() + "_RO", bytes(command.command() + "_RO"));
+        }
+        for (String word : List.of("COST", "REFUND", "BLOCK", "ALIGN", "BUCKET", "BURST")) {
+            words.put(word, bytes(word));
+        }
+        return Map.copyOf(words);
     }
 }
