@@ -81,13 +81,11 @@ abstract class AbstractMiddlewareSpecTest {
         try {
             app = TestApp.start(stack(), redis.port(), new Class<?>[] {SpecApp.class}, properties.toArray(String[]::new));
             Http http = new Http(Integer.parseInt(app.getEnvironment().getProperty("local.server.port")));
+            log.addAppender(lines);
             int requests = c.get("requests").asInt();
             for (int i = 0; i < requests - 1; i++) {
                 http.get("/spec/" + n);
             }
-            // The lines of the request the case is about: a setup request that a loaded machine
-            // answers after a case's short timeout_ms logs a line that is not the case's.
-            log.addAppender(lines);
             String mode = c.get("redis").asText();
             if (mode.equals("stopped")) {
                 redis.close();
