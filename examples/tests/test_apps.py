@@ -1,7 +1,8 @@
 """Every example application, started as its README says, against a real Redis with the module
 and against one without it (the client loads the Functions library there), drives the seeds'
 scenario with a real HTTP client: 3 SMS per hour per user, so 200, 200, 200, then 429 with
-Retry-After. Each app is started with the one command its README gives. Servers and apps are
+Retry-After (the gRPC app: OK, OK, OK, then ResourceExhausted with a RetryInfo, seen by its
+own Go client). Each app is started with the one command its README gives. Servers and apps are
 stopped by PID."""
 
 import math
@@ -126,3 +127,35 @@ def test_the_fourth_sms_of_a_user_within_an_hour_is_refused_with_retry_after_and
         # What the getting-started pages print for the first SMS of the hour.
         assert (alice[0].headers["RateLimit-Policy"], alice[0].headers["RateLimit"]) == \
             ('"winlimit";q=3;w=3600', '"winlimit";r=2;t=3600')
+
+
+@pytest.fixture
+def grpc_addr(redis_server):
+    redis_server.client.flushall()
+    port = free_port()
+    app = started_as_the_readme_says("go-grpc", f"redis://127.0.0.1:{redis_server.port}", port)
+    try:
+        wait_listening(port, app)
+        yield f"127.0.0.1:{port}"
+    finally:
+        stop_group(app)
+
+
+def grpc_calls(addr, user, calls):
+    """The example's own gRPC client: one line per call (code, retry=, the rate-limit fields)."""
+    out = subprocess.run(["go", "run", "./client", "-addr", addr, "-user", user, "-calls", str(calls)],
+                         cwd=os.path.join(EXAMPLES, "go-grpc"), capture_output=True, text=True, check=True)
+    return [dict(field.split("=", 1) for field in line.split()[1:]) | {"code": line.split()[0]}
+            for line in out.stdout.splitlines()]
+
+
+def test_the_fourth_grpc_sms_of_a_user_within_an_hour_is_resource_exhausted_with_retry_info(grpc_addr):
+    started = time.monotonic()
+    alice = grpc_calls(grpc_addr, "alice", 4)
+    elapsed_s = time.monotonic() - started
+    bob = grpc_calls(grpc_addr, "bob", 1)
+    assert [a["code"] for a in alice] == ["OK", "OK", "OK", "ResourceExhausted"], alice
+    assert [a["retry"] for a in alice[:3]] == ["-", "-", "-"], alice
+    assert HOUR_S - math.ceil(elapsed_s) <= int(alice[3]["retry"]) <= HOUR_S
+    assert bob[0]["code"] == "OK", bob
+    assert (alice[0]["ratelimit-policy"], alice[0]["ratelimit"]) == ('"winlimit";q=3;w=3600', '"winlimit";r=2;t=3600')
