@@ -25,6 +25,7 @@ READY_TIMEOUT = 60.0  # seconds an app may take to listen (one constant; generou
 HOUR_S = 3600
 
 APPS = ["express", "fastapi", "flask-limiter", "go-chi", "nestjs"]
+GRPC_APPS = ["go-grpc"]  # driven by their own gRPC client
 README_PORT = "8000"
 # The apps whose answers carry winlimit's own header fields (the others, their framework's).
 WINLIMIT_HEADERS = {"express", "fastapi", "go-chi"}
@@ -129,22 +130,23 @@ def test_the_fourth_sms_of_a_user_within_an_hour_is_refused_with_retry_after_and
             ('"winlimit";q=3;w=3600', '"winlimit";r=2;t=3600')
 
 
-@pytest.fixture
-def grpc_addr(redis_server):
+@pytest.fixture(params=GRPC_APPS)
+def grpc_addr(request, redis_server):
     redis_server.client.flushall()
     port = free_port()
-    app = started_as_the_readme_says("go-grpc", f"redis://127.0.0.1:{redis_server.port}", port)
+    app = started_as_the_readme_says(request.param, f"redis://127.0.0.1:{redis_server.port}", port)
     try:
         wait_listening(port, app)
-        yield f"127.0.0.1:{port}"
+        yield request.param, f"127.0.0.1:{port}"
     finally:
         stop_group(app)
 
 
-def grpc_calls(addr, user, calls):
+def grpc_calls(app, user, calls):
     """The example's own gRPC client: one line per call (code, retry=, the rate-limit fields)."""
+    folder, addr = app
     out = subprocess.run(["go", "run", "./client", "-addr", addr, "-user", user, "-calls", str(calls)],
-                         cwd=os.path.join(EXAMPLES, "go-grpc"), capture_output=True, text=True, check=True)
+                         cwd=os.path.join(EXAMPLES, folder), capture_output=True, text=True, check=True)
     return [dict(field.split("=", 1) for field in line.split()[1:]) | {"code": line.split()[0]}
             for line in out.stdout.splitlines()]
 
