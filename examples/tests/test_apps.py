@@ -24,7 +24,7 @@ VENV_BIN = os.path.dirname(sys.executable)
 READY_TIMEOUT = 60.0  # seconds an app may take to listen (one constant; generous for a loaded CI)
 HOUR_S = 3600
 
-APPS = ["express", "fastapi", "flask-limiter", "go-chi", "nestjs", "spring-mvc"]
+APPS = ["express", "fastapi", "flask-limiter", "go-chi", "nestjs", "spring-mvc", "spring-webflux"]
 GRPC_APPS = ["go-grpc"]  # driven by their own gRPC client
 README_PORT = "8000"
 # The apps whose answers carry winlimit's own header fields (the others, their framework's).
