@@ -5,6 +5,7 @@ Retry-After (the gRPC app: OK, OK, OK, then ResourceExhausted with a RetryInfo, 
 own Go client). Each app is started with the one command its README gives. Servers and apps are
 stopped by PID."""
 
+import contextlib
 import math
 import os
 import shlex
@@ -84,18 +85,25 @@ def wait_listening(port, app):
     raise AssertionError(f"the app did not listen on {port} within {READY_TIMEOUT} s")
 
 
-@pytest.fixture(params=APPS)
-def app_url(request, redis_server):
+@contextlib.contextmanager
+def running(folder, redis_server):
+    """The app started on a flushed server and listening on a free port (yielded), then stopped."""
     redis_server.client.flushall()
     port = free_port()
-    app = started_as_the_readme_says(request.param, f"redis://127.0.0.1:{redis_server.port}", port)
+    app = started_as_the_readme_says(folder, f"redis://127.0.0.1:{redis_server.port}", port)
     try:
         wait_listening(port, app)
+        yield port
+    finally:
+        stop_group(app)
+
+
+@pytest.fixture(params=APPS)
+def app_url(request, redis_server):
+    with running(request.param, redis_server) as port:
         url = AppURL(f"http://127.0.0.1:{port}")
         url.app = request.param
         yield url
-    finally:
-        stop_group(app)
 
 
 def stop_group(app):
@@ -132,14 +140,8 @@ def test_the_fourth_sms_of_a_user_within_an_hour_is_refused_with_retry_after_and
 
 @pytest.fixture(params=GRPC_APPS)
 def grpc_addr(request, redis_server):
-    redis_server.client.flushall()
-    port = free_port()
-    app = started_as_the_readme_says(request.param, f"redis://127.0.0.1:{redis_server.port}", port)
-    try:
-        wait_listening(port, app)
+    with running(request.param, redis_server) as port:
         yield request.param, f"127.0.0.1:{port}"
-    finally:
-        stop_group(app)
 
 
 def grpc_calls(app, user, calls):
