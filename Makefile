@@ -262,12 +262,17 @@ examples-test: examples-deps lua-clients | release-so
 	WINLIMIT_SERVER_BIN=$(CURDIR)/.cache/redis-7.0/bin/server $(PY) -m pytest -q examples/tests
 
 # The Node examples' pinned dependencies (examples/package-lock.json; winlimit links to
-# clients/node): npm ci, again only when the lock changed.
-examples-deps: deps node-deps
+# clients/node): npm ci, again only when the lock changed. The Spring examples: the winlimit
+# artifacts of clients/java installed into ~/.m2 (online, so Maven fetches every pinned plugin
+# and artifact), then each example's jar built once, which test_apps.py starts twice.
+SPRING_EXAMPLES := spring-mvc spring-webflux
+examples-deps: deps node-deps java-deps
 	@cd examples && want=$$(sha256sum package-lock.json | cut -d' ' -f1) && \
 		if [ "$$(cat node_modules/.lock.sha256 2>/dev/null)" != "$$want" ]; then \
 			echo "npm ci (examples)" && npm ci --no-audit --no-fund --loglevel=error && echo "$$want" > node_modules/.lock.sha256; \
 		fi
+	cd clients/java && mvn -B -q install -DskipTests -pl winlimit-core,winlimit-spring-boot-starter,winlimit-spring-cloud-gateway
+	for e in $(SPRING_EXAMPLES); do (cd examples/$$e && mvn -B -q package) || exit 1; done
 
 # The Node limiter's added latency while Redis hangs or is gone, the circuit breaker open
 # against off (clients/node/bench/breaker.mjs): bench/results/node-breaker.md (~1 min).

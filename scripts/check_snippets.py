@@ -124,9 +124,11 @@ def is_run_path(path):
 
 
 def example_apps():
-    """The apps examples/tests/test_apps.py starts by their README's command."""
+    """The apps examples/tests/test_apps.py starts by their README's command (its APPS, the
+    HTTP ones, and GRPC_APPS)."""
     text = (ROOT / "examples/tests/test_apps.py").read_text()
-    return re.search(r"^APPS = \[(.*?)\]", text, re.M | re.S)[1].replace('"', "").replace(" ", "").split(",")
+    lists = re.findall(r"^(?:GRPC_)?APPS = \[(.*?)\]", text, re.M | re.S)
+    return [app.strip(' "\n') for apps in lists for app in apps.split(",")]
 
 
 def is_session(block):

@@ -1,9 +1,11 @@
 """Every example application, started as its README says, against a real Redis with the module
 and against one without it (the client loads the Functions library there), drives the seeds'
 scenario with a real HTTP client: 3 SMS per hour per user, so 200, 200, 200, then 429 with
-Retry-After. Each app is started with the one command its README gives. Servers and apps are
+Retry-After (the gRPC app: OK, OK, OK, then ResourceExhausted with a RetryInfo, seen by its
+own Go client). Each app is started with the one command its README gives. Servers and apps are
 stopped by PID."""
 
+import contextlib
 import math
 import os
 import shlex
@@ -23,7 +25,8 @@ VENV_BIN = os.path.dirname(sys.executable)
 READY_TIMEOUT = 60.0  # seconds an app may take to listen (one constant; generous for a loaded CI)
 HOUR_S = 3600
 
-APPS = ["express", "fastapi", "flask-limiter", "go-chi", "nestjs"]
+APPS = ["express", "fastapi", "flask-limiter", "go-chi", "nestjs", "spring-mvc", "spring-webflux"]
+GRPC_APPS = ["go-grpc"]  # driven by their own gRPC client
 README_PORT = "8000"
 # The apps whose answers carry winlimit's own header fields (the others, their framework's).
 WINLIMIT_HEADERS = {"express", "fastapi", "go-chi"}
@@ -82,18 +85,25 @@ def wait_listening(port, app):
     raise AssertionError(f"the app did not listen on {port} within {READY_TIMEOUT} s")
 
 
-@pytest.fixture(params=APPS)
-def app_url(request, redis_server):
+@contextlib.contextmanager
+def running(folder, redis_server):
+    """The app started on a flushed server and listening on a free port (yielded), then stopped."""
     redis_server.client.flushall()
     port = free_port()
-    app = started_as_the_readme_says(request.param, f"redis://127.0.0.1:{redis_server.port}", port)
+    app = started_as_the_readme_says(folder, f"redis://127.0.0.1:{redis_server.port}", port)
     try:
         wait_listening(port, app)
+        yield port
+    finally:
+        stop_group(app)
+
+
+@pytest.fixture(params=APPS)
+def app_url(request, redis_server):
+    with running(request.param, redis_server) as port:
         url = AppURL(f"http://127.0.0.1:{port}")
         url.app = request.param
         yield url
-    finally:
-        stop_group(app)
 
 
 def stop_group(app):
@@ -126,3 +136,30 @@ def test_the_fourth_sms_of_a_user_within_an_hour_is_refused_with_retry_after_and
         # What the getting-started pages print for the first SMS of the hour.
         assert (alice[0].headers["RateLimit-Policy"], alice[0].headers["RateLimit"]) == \
             ('"winlimit";q=3;w=3600', '"winlimit";r=2;t=3600')
+
+
+@pytest.fixture(params=GRPC_APPS)
+def grpc_addr(request, redis_server):
+    with running(request.param, redis_server) as port:
+        yield request.param, f"127.0.0.1:{port}"
+
+
+def grpc_calls(app, user, calls):
+    """The example's own gRPC client: one line per call (code, retry=, the rate-limit fields)."""
+    folder, addr = app
+    out = subprocess.run(["go", "run", "./client", "-addr", addr, "-user", user, "-calls", str(calls)],
+                         cwd=os.path.join(EXAMPLES, folder), capture_output=True, text=True, check=True)
+    return [dict(field.split("=", 1) for field in line.split()[1:]) | {"code": line.split()[0]}
+            for line in out.stdout.splitlines()]
+
+
+def test_the_fourth_grpc_sms_of_a_user_within_an_hour_is_resource_exhausted_with_retry_info(grpc_addr):
+    started = time.monotonic()
+    alice = grpc_calls(grpc_addr, "alice", 4)
+    elapsed_s = time.monotonic() - started
+    bob = grpc_calls(grpc_addr, "bob", 1)
+    assert [a["code"] for a in alice] == ["OK", "OK", "OK", "ResourceExhausted"], alice
+    assert [a["retry"] for a in alice[:3]] == ["-", "-", "-"], alice
+    assert HOUR_S - math.ceil(elapsed_s) <= int(alice[3]["retry"]) <= HOUR_S
+    assert bob[0]["code"] == "OK", bob
+    assert (alice[0]["ratelimit-policy"], alice[0]["ratelimit"]) == ('"winlimit";q=3;w=3600', '"winlimit";r=2;t=3600')

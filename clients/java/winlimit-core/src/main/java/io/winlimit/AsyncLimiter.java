@@ -34,8 +34,8 @@ import java.util.concurrent.CompletionStage;
  * <p>Bad arguments throw IllegalArgumentException at once, before anything is sent. A failed
  * Redis call completes exceptionally with a {@link WinlimitException}:
  * {@link RedisUnavailableException} (no connection, or no answer within the timeout: the
- * command is cancelled and never sent later), {@link RedisServerException} with the server's
- * text, {@link ModuleNotLoadedException}, {@link MissingPermissionException}.
+ * command is cancelled and never sent later), {@link io.winlimit.model.RedisServerException} with the server's
+ * text, {@link io.winlimit.model.ModuleNotLoadedException}, {@link io.winlimit.model.MissingPermissionException}.
  */
 public final class AsyncLimiter {
     private final RedisExecutor executor;
@@ -48,10 +48,23 @@ public final class AsyncLimiter {
     private final Fallback fallback;
     private static final System.Logger LOG = System.getLogger("winlimit");
 
+    /**
+     * A limiter over an executor (see the Lettuce, Jedis and Spring Data Redis adapters).
+     *
+     * @param executor the Redis client the commands go through
+     * @param config the limiter's settings
+     */
     public AsyncLimiter(RedisExecutor executor, LimiterConfig config) {
         this(executor, config, LimiterListener.NONE);
     }
 
+    /**
+     * A limiter that reports each decision, fallback and breaker change to a listener.
+     *
+     * @param executor the Redis client the commands go through
+     * @param config the limiter's settings
+     * @param listener told of every decision (metrics); {@link LimiterListener#NONE} for none
+     */
     public AsyncLimiter(RedisExecutor executor, LimiterConfig config, LimiterListener listener) {
         if (executor == null || config == null || listener == null) {
             throw new IllegalArgumentException("the executor, config and listener must not be null");
@@ -76,12 +89,20 @@ public final class AsyncLimiter {
         });
     }
 
-    /** The blocking view of this limiter. */
+    /**
+     * The blocking view of this limiter.
+     *
+     * @return a {@link Limiter} sharing this limiter's state
+     */
     public Limiter sync() {
         return new Limiter(this);
     }
 
-    /** The Reactor view; IllegalStateException over a blocking client (Jedis). */
+    /**
+     * The Reactor view; IllegalStateException over a blocking client (Jedis).
+     *
+     * @return a {@link ReactiveLimiter} sharing this limiter's state
+     */
     public ReactiveLimiter reactive() {
         if (!executor.nonBlocking()) {
             throw new IllegalStateException(executor.describe() + " blocks the calling thread, so it has no reactive view: "
@@ -90,53 +111,128 @@ public final class AsyncLimiter {
         return new ReactiveLimiter(this);
     }
 
+    /**
+     * The settings this limiter was made with.
+     *
+     * @return its configuration
+     */
     public LimiterConfig config() {
         return config;
     }
 
-    /** The executor this limiter sends through. */
+    /**
+     * The executor this limiter sends through.
+     *
+     * @return its executor
+     */
     public RedisExecutor executor() {
         return executor;
     }
 
-    /** A sliding window: at most {@code limit} units per {@code window}. */
+    /**
+     * A sliding window: at most {@code limit} units per {@code window}.
+     *
+     * @param key the Redis key of the limit (a hash tag keeps related keys on one cluster node)
+     * @param window the window's length, in whole milliseconds
+     * @param limit the units the window holds
+     * @return completes with the decision, or exceptionally with a WinlimitException
+     */
     public CompletionStage<Decision> slide(String key, Duration window, long limit) {
         return slide(key, List.of(Window.of(window, limit)), SlideOptions.defaults());
     }
 
+    /**
+     * A sliding window with options (units, BLOCK, PEEK, NAME).
+     *
+     * @param key the Redis key of the limit (a hash tag keeps related keys on one cluster node)
+     * @param window the window's length, in whole milliseconds
+     * @param limit the units the window holds
+     * @param options the call's options
+     * @return completes with the decision, or exceptionally with a WinlimitException
+     */
     public CompletionStage<Decision> slide(String key, Duration window, long limit, SlideOptions options) {
         return slide(key, List.of(Window.of(window, limit)), options);
     }
 
-    /** Several windows at once: accepted iff every window has room, then recorded once. */
+    /**
+     * Several windows at once: accepted iff every window has room, then recorded once.
+     *
+     * @param key the Redis key of the limit (a hash tag keeps related keys on one cluster node)
+     * @param windows the windows, each a length and a limit
+     * @return completes with the decision, or exceptionally with a WinlimitException
+     */
     public CompletionStage<Decision> slide(String key, List<Window> windows) {
         return slide(key, windows, SlideOptions.defaults());
     }
 
+    /**
+     * Several windows at once, with options (units, BLOCK, PEEK, NAME).
+     *
+     * @param key the Redis key of the limit (a hash tag keeps related keys on one cluster node)
+     * @param windows the windows, each a length and a limit
+     * @param options the call's options
+     * @return completes with the decision, or exceptionally with a WinlimitException
+     */
     public CompletionStage<Decision> slide(String key, List<Window> windows, SlideOptions options) {
         return decide(Commands.slide(defaults, key, windows, options));
     }
 
-    /** A fixed-window counter: at most {@code limit} units per {@code window}. */
+    /**
+     * A fixed-window counter: at most {@code limit} units per {@code window}.
+     *
+     * @param key the Redis key of the limit (a hash tag keeps related keys on one cluster node)
+     * @param window the window's length, in whole milliseconds
+     * @param limit the units the window holds
+     * @return completes with the decision, or exceptionally with a WinlimitException
+     */
     public CompletionStage<Decision> fixed(String key, Duration window, long limit) {
         return fixed(key, window, limit, FixedOptions.defaults());
     }
 
+    /**
+     * A fixed-window counter with options (units, BLOCK, PEEK, NAME).
+     *
+     * @param key the Redis key of the limit (a hash tag keeps related keys on one cluster node)
+     * @param window the window's length, in whole milliseconds
+     * @param limit the units the window holds
+     * @param options the call's options
+     * @return completes with the decision, or exceptionally with a WinlimitException
+     */
     public CompletionStage<Decision> fixed(String key, Duration window, long limit, FixedOptions options) {
         return decide(Commands.fixed(defaults, key, Args.millis("window", window), limit, options));
     }
 
-    /** A token bucket (GCRA): {@code limit} units per {@code period}, bursts up to BURST. */
+    /**
+     * A token bucket (GCRA): {@code limit} units per {@code period}, bursts up to BURST.
+     *
+     * @param key the Redis key of the limit (a hash tag keeps related keys on one cluster node)
+     * @param period the period the limit refills over, in whole milliseconds
+     * @param limit the units per period
+     * @return completes with the decision, or exceptionally with a WinlimitException
+     */
     public CompletionStage<Decision> gcra(String key, Duration period, long limit) {
         return gcra(key, period, limit, GcraOptions.defaults());
     }
 
+    /**
+     * A token bucket (GCRA) with options (units, BURST, BLOCK, PEEK, NAME).
+     *
+     * @param key the Redis key of the limit (a hash tag keeps related keys on one cluster node)
+     * @param period the period the limit refills over, in whole milliseconds
+     * @param limit the units per period
+     * @param options the call's options
+     * @return completes with the decision, or exceptionally with a WinlimitException
+     */
     public CompletionStage<Decision> gcra(String key, Duration period, long limit, GcraOptions options) {
         return decide(Commands.gcra(defaults, key, Args.millis("period", period), limit, options));
     }
 
-    /** Deletes the key, whatever its method, and forgets every cached rejection for it; true if a
-     * key was removed. */
+    /**
+     * Deletes the key, whatever its method, and forgets every cached rejection for it.
+     *
+     * @param key the Redis key of the limit
+     * @return completes with true if a key was removed
+     */
     public CompletionStage<Boolean> reset(String key) {
         if (key == null) {
             throw new IllegalArgumentException("the key must be a string, not null");
@@ -252,7 +348,11 @@ public final class AsyncLimiter {
         }
     }
 
-    /** The state of the breaker furthest from closed, over every node. */
+    /**
+     * The state of the breaker furthest from closed, over every node.
+     *
+     * @return OPEN if any node's breaker is open, else HALF_OPEN if any is, else CLOSED
+     */
     public CircuitBreaker.State breakerState() {
         return breakers.worst();
     }

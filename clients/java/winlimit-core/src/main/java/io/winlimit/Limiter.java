@@ -24,7 +24,7 @@ import java.util.concurrent.Future;
  * }</pre>
  *
  * <p>Bad arguments throw IllegalArgumentException before anything is sent; a failed Redis call
- * throws a {@link WinlimitException} (see {@link AsyncLimiter}).
+ * throws a {@link io.winlimit.model.WinlimitException} (see {@link AsyncLimiter}).
  */
 public final class Limiter {
     private final AsyncLimiter async;

@@ -18,7 +18,7 @@ import java.util.OptionalLong;
  *       by another process is still refused until the entry ends;</li>
  *   <li>{@code block}: the BLOCK of every recording call that gives none of its own;</li>
  *   <li>{@code timeout}: how long a sync call waits for Redis (1 s); then it fails with
- *       {@link RedisTimeoutException} and the command, if still queued, is cancelled;</li>
+ *       {@link io.winlimit.model.RedisTimeoutException} and the command, if still queued, is cancelled;</li>
  *   <li>{@code breaker}: the circuit breaker per server (per cluster node), on by default;</li>
  *   <li>{@code fallback}: what decides while Redis fails or the breaker is open.</li>
  * </ul>

@@ -40,15 +40,25 @@ public abstract class CallOptions<T extends CallOptions<T>> {
 
     abstract T copy();
 
-    /** Units this request takes (COST); default 1. */
+    /**
+     * Units this request takes (COST); default 1.
+     *
+     * @param units the units, at least 1
+     * @return a copy with this set
+     */
     public T cost(long units) {
         T out = copy();
         out.cost = units;
         return out;
     }
 
-    /** Give back up to this many units, the newest first, instead of taking any (REFUND); the
-     * decision is the peek that follows. */
+    /**
+     * Give back up to this many units, the newest first, instead of taking any (REFUND); the
+     * decision is the peek that follows.
+     *
+     * @param units the units to give back, at least 1
+     * @return a copy with this set
+     */
     public T refund(long units) {
         T out = copy();
         out.refund = units;
@@ -57,7 +67,10 @@ public abstract class CallOptions<T extends CallOptions<T>> {
 
     /** The call that gives back the units a call with these options took: REFUND of its cost
      * (default 1), with the options of {@link #KEPT_BY_REFUND} kept (the BUCKET, ALIGN or BURST
-     * of its method, the name) and no block, wait or peek. */
+     * of its method, the name) and no block, wait or peek.
+     *
+     * @return a copy that refunds what these options take
+     */
     public T asRefund() {
         T out = copy();
         out.refund = cost == null ? 1L : cost;
@@ -68,21 +81,36 @@ public abstract class CallOptions<T extends CallOptions<T>> {
         return out;
     }
 
-    /** Once rejected, the key is refused for this long (BLOCK). */
+    /**
+     * Once rejected, the key is refused for this long (BLOCK).
+     *
+     * @param block how long, in whole milliseconds
+     * @return a copy with this set
+     */
     public T block(Duration block) {
         T out = copy();
         out.blockMs = Args.millis("block", block);
         return out;
     }
 
-    /** Ask the {@code _RO} variant, which records nothing. */
+    /**
+     * Ask the {@code _RO} variant, which records nothing.
+     *
+     * @param peek true to only read the limit
+     * @return a copy with this set
+     */
     public T peek(boolean peek) {
         T out = copy();
         out.peek = peek;
         return out;
     }
 
-    /** The policy name for this call in the header fields. */
+    /**
+     * The policy name for this call in the header fields.
+     *
+     * @param name the name (NAME)
+     * @return a copy with this set
+     */
     public T name(String name) {
         T out = copy();
         out.name = name;
@@ -90,33 +118,67 @@ public abstract class CallOptions<T extends CallOptions<T>> {
     }
 
     /** When rejected, sleep the decision's retryAfter and call again, until accepted or until
-     * the next sleep would end more than {@code wait} after the call began; not with peek. */
+     * the next sleep would end more than {@code wait} after the call began; not with peek.
+     *
+     * @param wait how long the call may take in all
+     * @return a copy with this set
+     */
     public T waitUpTo(Duration wait) {
         T out = copy();
         out.waitMs = Args.millis("wait", wait);
         return out;
     }
 
+    /**
+     * What {@link #cost} set.
+     *
+     * @return the COST given, or empty if none was
+     */
     public OptionalLong cost() {
         return cost == null ? OptionalLong.empty() : OptionalLong.of(cost);
     }
 
+    /**
+     * What {@link #refund} set.
+     *
+     * @return the REFUND given, or empty if none was
+     */
     public OptionalLong refund() {
         return refund == null ? OptionalLong.empty() : OptionalLong.of(refund);
     }
 
+    /**
+     * What {@link #block} set.
+     *
+     * @return the BLOCK given, in milliseconds, or empty if none was
+     */
     public OptionalLong blockMs() {
         return blockMs == null ? OptionalLong.empty() : OptionalLong.of(blockMs);
     }
 
+    /**
+     * What {@link #peek(boolean)} set.
+     *
+     * @return true if the call only reads
+     */
     public boolean peek() {
         return peek;
     }
 
+    /**
+     * What {@link #name} set.
+     *
+     * @return the NAME given, or empty if none was
+     */
     public Optional<String> name() {
         return Optional.ofNullable(name);
     }
 
+    /**
+     * What {@link #waitUpTo} set.
+     *
+     * @return the longest wait given, in milliseconds, or empty if none was
+     */
     public OptionalLong waitMs() {
         return waitMs == null ? OptionalLong.empty() : OptionalLong.of(waitMs);
     }

@@ -27,7 +27,7 @@ import io.winlimit.spring.boot.internal.web.reactive.RateLimitExceededHandler;
 import io.winlimit.spring.boot.internal.web.reactive.RateLimitHandlerAdapter;
 import io.winlimit.spring.boot.web.reactive.ReactiveRejectionHandler;
 
-/** @RateLimit on WebFlux: the handler adapter that limits @RateLimit methods, the handler of {@code RateLimitExceededException}, and
+/** {@code @RateLimit} on WebFlux: the handler adapter that limits @RateLimit methods, the handler of {@code RateLimitExceededException}, and
  * the startup check of every @RateLimit handler. A limiter that blocks (Jedis) is refused
  * here, with the reason: it would stall the event loop. */
 @AutoConfiguration(after = {WinlimitAutoConfiguration.class, WinlimitMetricsAutoConfiguration.class})

@@ -27,7 +27,7 @@ import io.winlimit.spring.boot.internal.web.servlet.RateLimitMethodInterceptor;
 import io.winlimit.spring.boot.web.servlet.ServletRejectionHandler;
 import io.winlimit.spring.boot.internal.web.servlet.SettlingFilter;
 
-/** @RateLimit on Spring MVC: the proxy around @RateLimit methods and its interceptor, the filter that settles refunds, the resolver
+/** {@code @RateLimit} on Spring MVC: the proxy around @RateLimit methods and its interceptor, the filter that settles refunds, the resolver
  * of {@code RateLimitExceededException}, and the startup check of every @RateLimit handler. */
 @AutoConfiguration(after = {WinlimitAutoConfiguration.class, WinlimitMetricsAutoConfiguration.class})
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
