@@ -27,6 +27,8 @@ type options struct {
 	redisServer, module, out            string
 	rounds, keys, conns                 int
 	load                                load
+	hungCalls                           int
+	hungDeadline                        time.Duration
 }
 
 func main() {
@@ -43,6 +45,8 @@ func main() {
 	flag.IntVar(&o.load.workers, "workers", 32, "calls in flight at once")
 	flag.DurationVar(&o.load.warmup, "warmup", 250*time.Millisecond, "load before each window")
 	flag.DurationVar(&o.load.window, "window", 500*time.Millisecond, "each round's measured window")
+	flag.IntVar(&o.hungCalls, "hung-calls", 12, "calls to each service while Redis is stopped (0: none)")
+	flag.DurationVar(&o.hungDeadline, "hung-deadline", 3*time.Second, "each of those calls' client deadline")
 	flag.Parse()
 	if o.winlimit == "" || o.redisServer == "" || o.module == "" {
 		log.Fatal("-winlimit, -redis-server and -module are needed")
@@ -85,7 +89,12 @@ func run(o options) error {
 			results = append(results, r)
 		}
 	}
-	return os.WriteFile(o.out, []byte(report(o, targets, results, loadBefore, loadAverage())), 0o644)
+	loadAfter := loadAverage()
+	hungResults, err := hung(ctx, targets, o.hungCalls, o.hungDeadline)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(o.out, []byte(report(o, targets, results, hungResults, loadBefore, loadAfter)), 0o644)
 }
 
 // setUp starts two Redis 7.0 servers, one with the module and one without (Functions), and

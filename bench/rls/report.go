@@ -10,7 +10,7 @@ import (
 )
 
 // report is the Markdown file: the medians over the rounds, then every round.
-func report(o options, targets []target, results []result, loadBefore, loadAfter string) string {
+func report(o options, targets []target, results []result, hungResults []hungResult, loadBefore, loadAfter string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# winlimit-ratelimit beside envoyproxy/ratelimit (`make bench-rls`)\n\n")
 	fmt.Fprintf(&b, "Run %s on %d CPUs (%s). **The machine was shared**: other engineers were building and\n",
@@ -42,6 +42,7 @@ func report(o options, targets []target, results []result, loadBefore, loadAfter
 			ms(m.p50), ms(m.p99), us(m.redisCPU), us(m.serviceCPU), m.errors)
 	}
 	writeTargets(&b, med)
+	writeHung(&b, o, hungResults)
 	writeRounds(&b, targets, results)
 	return b.String()
 }

@@ -23,6 +23,10 @@ descriptors:
       requests_per_unit: 100000000
 `
 
+// redisTimeout is both services' REDIS_TIMEOUT: how long a call waits for a Redis that does
+// not answer (the hung-Redis measurement).
+const redisTimeout = time.Second
+
 // service is one rate limit service process and the gRPC connections the load uses.
 type service struct {
 	*proc
@@ -51,7 +55,7 @@ func startService(name, binary, dir string, r *redisServer, conns int) (*service
 	}
 	env := []string{"PATH=" + os.Getenv("PATH"), "RUNTIME_ROOT=" + root, "RUNTIME_SUBDIRECTORY=ratelimit",
 		"RUNTIME_APPDIRECTORY=config", "USE_STATSD=false", "LOG_LEVEL=warn", "REDIS_SOCKET_TYPE=tcp",
-		"REDIS_URL=" + r.addr, "GRPC_HOST=127.0.0.1", "GRPC_PORT=" + strconv.Itoa(ports[0]), "HOST=127.0.0.1",
+		"REDIS_URL=" + r.addr, "REDIS_TIMEOUT=" + redisTimeout.String(), "GRPC_HOST=127.0.0.1", "GRPC_PORT=" + strconv.Itoa(ports[0]), "HOST=127.0.0.1",
 		"PORT=" + strconv.Itoa(ports[1]), "DEBUG_HOST=127.0.0.1", "DEBUG_PORT=" + strconv.Itoa(ports[2])}
 	p, err := start(name, env, dir, binary)
 	if err != nil {
