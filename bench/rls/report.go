@@ -13,10 +13,10 @@ import (
 func report(o options, targets []target, results []result, hungResults []hungResult, loadBefore, loadAfter string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# winlimit-ratelimit beside envoyproxy/ratelimit (`make bench-rls`)\n\n")
-	fmt.Fprintf(&b, "Run %s on %d CPUs (%s). **The machine was shared**: other engineers were building and\n",
-		time.Now().UTC().Format("2006-01-02 15:04 MST"), runtime.NumCPU(), cpuModel())
-	fmt.Fprintf(&b, "testing on it during the run (load average %s before, %s after), and the load generator,\n", loadBefore, loadAfter)
-	fmt.Fprintf(&b, "the services and Redis shared its cores: read the figures side by side, not as capacity.\n\n")
+	fmt.Fprintf(&b, "Run %s on %d CPUs (%s), load average %s before the rounds and %s after\n",
+		time.Now().UTC().Format("2006-01-02 15:04 MST"), runtime.NumCPU(), cpuModel(), loadBefore, loadAfter)
+	fmt.Fprintf(&b, "(above 2, other work shared the machine). The load generator, the services and Redis share\n")
+	fmt.Fprintf(&b, "its cores: read the figures side by side, not as capacity.\n\n")
 	fmt.Fprintf(&b, "Load: %d calls in flight over %d gRPC connections per service, one descriptor per call over\n", o.load.workers, o.conns)
 	fmt.Fprintf(&b, "%d values of one key (a limit never reached: every answer OK, every call a Redis decision);\n", o.keys)
 	fmt.Fprintf(&b, "%d short rounds, each target once a round in rotating order, %v warm-up then %v measured:\n", o.rounds, o.load.warmup, o.load.window)
