@@ -22,6 +22,7 @@ NODE_ERROR = re.compile(r"^\s*error: (.*)$")
 GO = re.compile(r"^\s*--- FAIL: \S")
 SUREFIRE = re.compile(r"^\[ERROR\]   (?!mvn <args>)\S")
 CARGO = re.compile(r"^test \S+ \.\.\. FAILED$")
+ANSI = re.compile(r"\x1b\[[0-9;]*m")  # Maven's colours, even without a terminal
 MAKE = re.compile(r"^make(\[\d+\])?: \*\*\* \[([^\]]+)\]")
 
 
@@ -80,7 +81,7 @@ def summary(lines):
 
 def main():
     with open(sys.argv[1], encoding="utf-8", errors="replace") as log:
-        lines = log.read().splitlines()
+        lines = ANSI.sub("", log.read()).splitlines()
     print("\n".join(summary(lines)))
 
 
