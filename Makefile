@@ -176,10 +176,12 @@ bench-java: java-deps | release-so
 
 # Spring Cloud Gateway's own RedisRateLimiter beside winlimit's limiter (module, Functions) and
 # no limiter, as routes of one gateway (bench/gateway, Boot 4.0.7 with Spring Cloud 2025.1.4) on
-# one backend, at 32 connections in alternating rounds (a benchmark, not part of make test; ~6 min).
+# one backend, loaded by wrk at 32 connections in alternating rounds (a benchmark, not part of make
+# test; ~6 min).
 # Results: bench/results/gateway.md and .json.
 bench-gateway: export WINLIMIT_MODULE ?= $(RELEASE_SO)
 bench-gateway: java-deps | release-so
+	scripts/install-deps.sh wrk
 	scripts/fetch-servers.sh redis-7.0
 	cd clients/java && mvn -B -q install -DskipTests -pl winlimit-spring-cloud-gateway -am
 	for m in gateway internal/procs; do (cd bench/$$m && go vet ./... && go run $(STATICCHECK) ./...) || exit 1; done

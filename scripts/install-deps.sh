@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install everything the build, tests and benchmark need (Debian 12). Idempotent:
 # apt runs only when something is missing, pip only when requirements.txt changed.
-# Usage: scripts/install-deps.sh [valgrind]   (valgrind: also what make bench-instr needs)
+# Usage: scripts/install-deps.sh [valgrind] [wrk]   (valgrind: also what make bench-instr needs;
+# wrk: make bench-gateway's load generator)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,6 +27,7 @@ python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || missing+=(python3-venv)
 for extra in "$@"; do
     case $extra in
         valgrind) need_cmd valgrind valgrind; need_cmd callgrind_control valgrind ;;
+        wrk) need_cmd wrk wrk ;;
         *) echo "install-deps: unknown extra $extra" >&2; exit 2 ;;
     esac
 done

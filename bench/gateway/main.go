@@ -11,6 +11,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/winlimit/winlimit/bench/internal/procs"
@@ -21,6 +22,7 @@ var routes = []string{"scg", "module", "functions", "none"}
 
 type options struct {
 	java, classpath, redis, module, out string
+	wrk                                 string
 	rounds, conns, keys                 int
 	round, warmup                       time.Duration
 }
@@ -36,6 +38,7 @@ func main() {
 	flag.IntVar(&o.conns, "conns", 32, "concurrent keep-alive connections")
 	flag.IntVar(&o.keys, "keys", 10000, "distinct keys, rotated")
 	flag.DurationVar(&o.round, "round", 10*time.Second, "one route's load in a round")
+	flag.StringVar(&o.wrk, "wrk", "", "load with this wrk binary instead of Go's HTTP client")
 	flag.DurationVar(&o.warmup, "warmup", 30*time.Second, "each route's load before the rounds (not counted)")
 	flag.Parse()
 	if o.classpath == "" || o.redis == "" || o.module == "" || o.out == "" {
@@ -49,7 +52,7 @@ func main() {
 // setup is what run starts; stop stops it all, each by its PID.
 type setup struct {
 	gateway, redisModule, redisFunctions *procs.Proc
-	base                                 string
+	base, dir                            string
 	stops                                []func()
 }
 
@@ -65,7 +68,7 @@ func run(o options) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	s := &setup{}
+	s := &setup{dir: dir}
 	defer s.stop()
 	if err := s.start(o, dir); err != nil {
 		return withLog(err, dir)
@@ -89,7 +92,7 @@ func withLog(err error, dir string) error {
 func (s *setup) rounds(o options) error {
 	for _, r := range routes {
 		log.Printf("warm-up %s", r)
-		if _, err := load(s.base+"/"+r+"/", o.conns, o.keys, o.warmup); err != nil {
+		if _, _, err := s.load(o, r, o.warmup); err != nil {
 			return err
 		}
 	}
@@ -164,7 +167,7 @@ func (s *setup) measure(o options, route string) (measurement, error) {
 	if err != nil {
 		return measurement{}, err
 	}
-	res, err := load(s.base+"/"+route+"/", o.conns, o.keys, o.round)
+	res, driverCPU, err := s.load(o, route, o.round)
 	if err != nil {
 		return measurement{}, err
 	}
@@ -178,8 +181,34 @@ func (s *setup) measure(o options, route string) (measurement, error) {
 		P50: ms(res.p50), P99: ms(res.p99),
 		GatewayMicros: perRequest(after[0] - before[0]),
 		RedisMicros:   perRequest(after[1] - before[1] + after[2] - before[2]),
+		DriverMicros:  perRequest(driverCPU),
 		Load:          loadavg(),
 	}, nil
+}
+
+// load loads route for d with wrk (-wrk) or Go's HTTP client, and returns the CPU the load
+// generator and the backend (this process) spent meanwhile.
+func (s *setup) load(o options, route string, d time.Duration) (result, time.Duration, error) {
+	url := s.base + "/" + route + "/"
+	before := ownCPU()
+	var res result
+	var wrkCPU time.Duration
+	var err error
+	if o.wrk != "" {
+		res, wrkCPU, err = loadWithWrk(o.wrk, s.dir, url, o.conns, o.keys, d)
+	} else {
+		res, err = load(url, o.conns, o.keys, d)
+	}
+	return res, ownCPU() - before + wrkCPU, err
+}
+
+// ownCPU is this process's user and system time: the Go load generator and the backend.
+func ownCPU() time.Duration {
+	var u syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &u); err != nil {
+		return 0
+	}
+	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
 }
 
 func cpus(ps []*procs.Proc) ([]time.Duration, error) {
@@ -198,6 +227,14 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 func (o options) describe() string {
 	return strings.Join([]string{
 		fmt.Sprintf("%d rounds of %s per route (order alternating), %s warm-up per route", o.rounds, o.round, o.warmup),
-		fmt.Sprintf("%d keep-alive connections, %d keys rotated", o.conns, o.keys),
+		fmt.Sprintf("%d keep-alive connections, %d keys rotated, loaded by %s", o.conns, o.keys, o.generator()),
 	}, "; ")
+}
+
+// generator names the load generator in the report.
+func (o options) generator() string {
+	if o.wrk != "" {
+		return fmt.Sprintf("wrk (%d threads, bench/gateway/wrk.lua)", wrkThreads)
+	}
+	return "Go's net/http client (bench/gateway/load.go)"
 }

@@ -17,6 +17,7 @@ type measurement struct {
 	P99           float64 `json:"p99_ms"`
 	GatewayMicros float64 `json:"gateway_cpu_us_per_request"`
 	RedisMicros   float64 `json:"redis_cpu_us_per_request"`
+	DriverMicros  float64 `json:"load_and_backend_cpu_us_per_request"`
 	Load          string  `json:"loadavg_after"`
 }
 
@@ -53,14 +54,15 @@ func (r *report) write(out string) error {
 
 // median is each field's own median over the route's rounds.
 func (r *report) median(route string) measurement {
-	var rps, p50, p99, gw, rd []float64
+	var rps, p50, p99, gw, rd, dr []float64
 	for _, m := range r.Rounds {
 		if m.Route == route {
 			rps, p50, p99 = append(rps, m.RPS), append(p50, m.P50), append(p99, m.P99)
-			gw, rd = append(gw, m.GatewayMicros), append(rd, m.RedisMicros)
+			gw, rd, dr = append(gw, m.GatewayMicros), append(rd, m.RedisMicros), append(dr, m.DriverMicros)
 		}
 	}
-	return measurement{Route: route, RPS: med(rps), P50: med(p50), P99: med(p99), GatewayMicros: med(gw), RedisMicros: med(rd)}
+	return measurement{Route: route, RPS: med(rps), P50: med(p50), P99: med(p99), GatewayMicros: med(gw), RedisMicros: med(rd),
+		DriverMicros: med(dr)}
 }
 
 func med(xs []float64) float64 {
@@ -79,14 +81,15 @@ func (r *report) markdown() string {
 	b.WriteString(header)
 	fmt.Fprintf(&b, "Run %s by `make bench-gateway`. %s. Load average (1, 5, 15 min) before the rounds %s, after %s "+
 		"(the machine is shared: 2 cores, other work running).\n\n", r.Date, r.Options, r.LoadBefore, r.LoadAfter)
-	fmt.Fprintf(&b, "| route | req/s (median) | p50 ms | p99 ms | Redis µs/request | gateway µs/request |\n")
-	fmt.Fprintf(&b, "|---|---:|---:|---:|---:|---:|\n")
+	fmt.Fprintf(&b, "| route | req/s (median) | p50 ms | p99 ms | Redis µs/request | gateway µs/request | load + backend µs/request |\n")
+	fmt.Fprintf(&b, "|---|---:|---:|---:|---:|---:|---:|\n")
 	for _, m := range r.Medians {
 		redis := fmt.Sprintf("%.1f", m.RedisMicros)
 		if m.Route == "none" {
 			redis = "— (" + redis + ")"
 		}
-		fmt.Fprintf(&b, "| %s | %.0f | %.2f | %.2f | %s | %.0f |\n", labels[m.Route], m.RPS, m.P50, m.P99, redis, m.GatewayMicros)
+		fmt.Fprintf(&b, "| %s | %.0f | %.2f | %.2f | %s | %.0f | %.0f |\n", labels[m.Route], m.RPS, m.P50, m.P99, redis,
+			m.GatewayMicros, m.DriverMicros)
 	}
 	scg := r.Medians[0]
 	fmt.Fprintf(&b, "\nAgainst SCG's own (target: req/s >= 1.35x, p99 and gateway CPU per request at or below):\n\n")
@@ -123,10 +126,11 @@ jar of this tree) with four routes on one Go net/http backend: SCG's ` + "`Redis
 winlimit's on a Redis 7.0 without it (the library as Functions), and a route with no limiter. Both
 winlimit routes use SLIDE, the exact log, at 10,000 an hour per key: winlimit.max-limit's default,
 and far above what a key gets in a run, so every request is allowed (any other answer fails the
-run). The load (bench/gateway/load.go) sends GET with an X-Key header rotating over the keys, the
-gateway's key. Per route, the median of the rounds of: requests per second, p50 and p99 latency,
+run). The load (Go's HTTP client, bench/gateway/load.go, or wrk with bench/gateway/wrk.lua) sends
+GET with an X-Key header rotating over the keys, the gateway's key. Per route, the median of the rounds of: requests per second, p50 and p99 latency,
 and CPU per request from /proc/<pid>/stat (utime+stime deltas) of the gateway's JVM and of both
-redis-server processes.
+redis-server processes, and of the load generator with the backend (the driver's own process,
+plus wrk's).
 
 `
 

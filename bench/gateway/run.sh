@@ -3,7 +3,9 @@
 # the module, and on Functions) and no limiter, in one gateway (this folder's Maven project, with
 # the winlimit-spring-cloud-gateway jar that make installed into ~/.m2); the Go driver starts
 # everything, loads the routes in alternating rounds and writes bench/results/gateway.md and
-# .json. Extra arguments go to the driver (e.g. -rounds 3 -round 5s).
+# .json. The load comes from wrk (scripts/install-deps.sh wrk), as the issue's own figures did;
+# LOAD=go loads with the driver's Go HTTP client instead. Extra arguments go to the driver (e.g.
+# -rounds 3 -round 5s).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -21,6 +23,8 @@ done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 go build -o "$work/bench-gateway" .
-"$work/bench-gateway" -classpath "$PWD/target/classes:$PWD/target/lib/*" \
+generator=()
+if [ "${LOAD:-wrk}" = wrk ]; then generator=(-wrk "$(command -v wrk)"); fi
+"$work/bench-gateway" "${generator[@]}" -classpath "$PWD/target/classes:$PWD/target/lib/*" \
 	-redis-server "$root/.cache/redis-7.0/bin/server" -module "$module" \
 	-out "$root/bench/results/gateway.md" "$@"
