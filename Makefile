@@ -35,9 +35,12 @@ test: deps servers unit dist itest-all itest-dist itest-clients examples-test
 
 # The clients' suites side by side (each mostly waits on its servers, HTTP round trips and,
 # for limits' own tests, their sleeps).
-CLIENT_ITESTS := itest-client itest-node itest-limits itest-go itest-java itest-rls
+# Six at a time, the longest first; each backend's Python and Node run is a suite of its own.
+CLIENT_ITESTS := itest-java itest-go itest-client-module itest-node-module itest-limits itest-rls \
+	itest-client-functions itest-node-functions itest-client-scripts-6.2 itest-node-scripts-6.2 \
+	itest-client-scripts-6.0 itest-node-scripts-6.0
 itest-clients:
-	$(MAKE) --no-print-directory -j$(words $(CLIENT_ITESTS)) --output-sync=target $(CLIENT_ITESTS)
+	$(MAKE) --no-print-directory -j6 --output-sync=target $(CLIENT_ITESTS)
 
 unit:
 	cargo test --release
@@ -88,20 +91,26 @@ $(addprefix itest-scripts-,$(SCRIPT_SERVERS)): itest-scripts-%:
 # real uvicorn server to a real httpx client. Then the whole suite again on each backend
 # without the module (WINLIMIT_CLIENT_BACKEND): the Functions library on Debian's Redis 7.0,
 # the scripts on Redis 6.2 and 6.0 (test_package and test_backends, which choose their own
-# servers, once per server).
+# servers, once per server). Each backend's run is a target of its own, so that itest-clients
+# runs them side by side with the other suites.
 CLIENT_SKIP := --ignore=clients/python/tests/test_package.py
+CLIENT_RUNS := itest-client-module itest-client-functions itest-client-scripts-6.2 itest-client-scripts-6.0
+NODE_RUNS := itest-node-module itest-node-functions itest-node-scripts-6.2 itest-node-scripts-6.0
+.PHONY: $(CLIENT_RUNS) $(NODE_RUNS) node-build
 # Redis 6.0 (glibc 2.31) loads the released .so only: both client suites use it.
-itest-client itest-node: export WINLIMIT_MODULE ?= $(RELEASE_SO)
-itest-client itest-node: | release-so
-itest-client: lua-clients
+itest-client itest-node $(CLIENT_RUNS) $(NODE_RUNS): export WINLIMIT_MODULE ?= $(RELEASE_SO)
+itest-client itest-node $(CLIENT_RUNS) $(NODE_RUNS): | release-so
+itest-client: $(CLIENT_RUNS)
+$(CLIENT_RUNS): lua-clients
+itest-client-module:
 	$(PY) -m pytest -q clients/python/tests
+itest-client-functions:
 	WINLIMIT_CLIENT_BACKEND=functions $(PY) -m pytest -q $(CLIENT_SKIP) \
 		--ignore=clients/python/tests/test_backends.py clients/python/tests
-	scripts/fetch-servers.sh redis-6.2 redis-6.0
-	for s in redis-6.2 redis-6.0; do \
-		WINLIMIT_SERVER_BIN=$(CURDIR)/.cache/$$s/bin/server WINLIMIT_CLI_BIN=$(CURDIR)/.cache/$$s/bin/cli \
-		WINLIMIT_CLIENT_BACKEND=scripts $(PY) -m pytest -q $(CLIENT_SKIP) clients/python/tests || exit 1; \
-	done
+$(filter itest-client-scripts-%,$(CLIENT_RUNS)): itest-client-scripts-%:
+	scripts/fetch-servers.sh redis-$*
+	WINLIMIT_SERVER_BIN=$(CURDIR)/.cache/redis-$*/bin/server WINLIMIT_CLI_BIN=$(CURDIR)/.cache/redis-$*/bin/cli \
+		WINLIMIT_CLIENT_BACKEND=scripts $(PY) -m pytest -q $(CLIENT_SKIP) clients/python/tests
 
 # limits' own storage and strategy tests (its pinned sdist, fetched into .cache/) against
 # winlimit.limits: on the module (Redis 7.0), the library (Redis 7.0) and the scripts (Redis 6.2).
@@ -235,13 +244,17 @@ NODE_TESTS := $(patsubst clients/node/%,%,$(wildcard clients/node/test/*.test.mj
 NODE_BACKEND_TESTS := $(filter-out test/package.test.mjs,$(NODE_TESTS))
 node_on = cd clients/node && WINLIMIT_SERVER_BIN=$(CURDIR)/.cache/$(1)/bin/server WINLIMIT_CLI_BIN=$(CURDIR)/.cache/$(1)/bin/cli \
 	WINLIMIT_CLIENT_BACKEND=$(2) node --test $(3)
-itest-node: node-deps
+itest-node: $(NODE_RUNS)
+$(NODE_RUNS): node-build
+node-build: node-deps
 	scripts/fetch-servers.sh $(NODE_SERVER) redis-6.2 redis-6.0
 	cd clients/node && npm run --silent build
+itest-node-module:
 	$(call node_on,$(NODE_SERVER),module,$(NODE_TESTS))
+itest-node-functions:
 	$(call node_on,$(NODE_SERVER),functions,$(filter-out test/backends.test.mjs,$(NODE_BACKEND_TESTS)))
-	$(call node_on,redis-6.2,scripts,$(NODE_BACKEND_TESTS))
-	$(call node_on,redis-6.0,scripts,$(NODE_BACKEND_TESTS))
+$(filter itest-node-scripts-%,$(NODE_RUNS)): itest-node-scripts-%:
+	$(call node_on,redis-$*,scripts,$(NODE_BACKEND_TESTS))
 
 # Node 20 or later (current node-redis and ioredis need it), and the pinned development
 # dependencies from clients/node/package-lock.json: npm ci, again only when the lock changed.
