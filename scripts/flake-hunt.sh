@@ -39,10 +39,9 @@ for round in $(seq "$rounds"); do
         make -k "$target" >"$log" 2>&1
         rc=$?
         took=$(($(date +%s) - start))
-        # pytest's, node --test's, Surefire's and go test's failure lines.
-        failed=$(grep -E '^(FAILED|ERROR) |^not ok |^\[ERROR\] (Tests run:|  )|^--- FAIL' "$log" | sort -u)
         printf '%s round %d: rc %d in %dm%02ds\n' "$target" "$round" "$rc" $((took / 60)) $((took % 60)) | tee -a "$summary"
-        [ -n "$failed" ] && printf '%s\n' "$failed" | sed 's/^/    /' | tee -a "$summary"
+        # What failed, as .ci/run prints it.
+        [ "$rc" -ne 0 ] && python3 scripts/ci_summary.py "$log" | sed 's/^/    /' | tee -a "$summary"
     done
 done
 stop_busy
