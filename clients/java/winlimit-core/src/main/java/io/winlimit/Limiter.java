@@ -69,7 +69,7 @@ public final class Limiter {
      * @param limit the units the window holds
      * @return the decision
      * @throws io.winlimit.model.WinlimitException when Redis fails, times out or refuses the call
-     *     (after the fallback, if one is set), or when interrupted while waiting
+     *     (unless a fallback decides instead), or when interrupted while waiting
      */
     public Decision slide(String key, Duration window, long limit) {
         return await(async.slide(key, window, limit));
@@ -84,7 +84,7 @@ public final class Limiter {
      * @param options the call's options
      * @return the decision
      * @throws io.winlimit.model.WinlimitException when Redis fails, times out or refuses the call
-     *     (after the fallback, if one is set), or when interrupted while waiting
+     *     (unless a fallback decides instead), or when interrupted while waiting
      */
     public Decision slide(String key, Duration window, long limit, SlideOptions options) {
         return await(async.slide(key, window, limit, options));
@@ -97,7 +97,7 @@ public final class Limiter {
      * @param windows the windows, each with its limit (at least one)
      * @return the decision; its policy fields are the binding window's
      * @throws io.winlimit.model.WinlimitException when Redis fails, times out or refuses the call
-     *     (after the fallback, if one is set), or when interrupted while waiting
+     *     (unless a fallback decides instead), or when interrupted while waiting
      */
     public Decision slide(String key, List<Window> windows) {
         return await(async.slide(key, windows));
@@ -111,7 +111,7 @@ public final class Limiter {
      * @param options the call's options
      * @return the decision; its policy fields are the binding window's
      * @throws io.winlimit.model.WinlimitException when Redis fails, times out or refuses the call
-     *     (after the fallback, if one is set), or when interrupted while waiting
+     *     (unless a fallback decides instead), or when interrupted while waiting
      */
     public Decision slide(String key, List<Window> windows, SlideOptions options) {
         return await(async.slide(key, windows, options));
@@ -125,7 +125,7 @@ public final class Limiter {
      * @param limit the units the window holds
      * @return the decision
      * @throws io.winlimit.model.WinlimitException when Redis fails, times out or refuses the call
-     *     (after the fallback, if one is set), or when interrupted while waiting
+     *     (unless a fallback decides instead), or when interrupted while waiting
      */
     public Decision fixed(String key, Duration window, long limit) {
         return await(async.fixed(key, window, limit));
@@ -140,7 +140,7 @@ public final class Limiter {
      * @param options the call's options
      * @return the decision
      * @throws io.winlimit.model.WinlimitException when Redis fails, times out or refuses the call
-     *     (after the fallback, if one is set), or when interrupted while waiting
+     *     (unless a fallback decides instead), or when interrupted while waiting
      */
     public Decision fixed(String key, Duration window, long limit, FixedOptions options) {
         return await(async.fixed(key, window, limit, options));
@@ -154,7 +154,7 @@ public final class Limiter {
      * @param limit the units per period
      * @return the decision
      * @throws io.winlimit.model.WinlimitException when Redis fails, times out or refuses the call
-     *     (after the fallback, if one is set), or when interrupted while waiting
+     *     (unless a fallback decides instead), or when interrupted while waiting
      */
     public Decision gcra(String key, Duration period, long limit) {
         return await(async.gcra(key, period, limit));
@@ -169,7 +169,7 @@ public final class Limiter {
      * @param options the call's options
      * @return the decision
      * @throws io.winlimit.model.WinlimitException when Redis fails, times out or refuses the call
-     *     (after the fallback, if one is set), or when interrupted while waiting
+     *     (unless a fallback decides instead), or when interrupted while waiting
      */
     public Decision gcra(String key, Duration period, long limit, GcraOptions options) {
         return await(async.gcra(key, period, limit, options));
@@ -180,8 +180,9 @@ public final class Limiter {
      *
      * @param key the Redis key of the limit
      * @return true if a key was removed
+     * @throws IllegalArgumentException if {@code key} is null
      * @throws io.winlimit.model.WinlimitException when Redis fails, times out or refuses the call
-     *     (after the fallback, if one is set), or when interrupted while waiting
+     *     (no fallback answers a reset), or when interrupted while waiting
      */
     public boolean reset(String key) {
         return await(async.reset(key));

@@ -41,7 +41,7 @@ public final class ReactiveLimiter {
      * @param window the window's length, in whole milliseconds
      * @param limit the units the window holds
      * @return a Mono of the decision, sending the call on each subscription; it errors with a
-     *     WinlimitException when Redis fails (after the fallback, if one is set)
+     *     WinlimitException when Redis fails and no fallback decides
      */
     public Mono<Decision> slide(String key, Duration window, long limit) {
         return slide(key, List.of(Window.of(window, limit)), SlideOptions.defaults());
@@ -55,7 +55,7 @@ public final class ReactiveLimiter {
      * @param limit the units the window holds
      * @param options the call's options
      * @return a Mono of the decision, sending the call on each subscription; it errors with a
-     *     WinlimitException when Redis fails (after the fallback, if one is set)
+     *     WinlimitException when Redis fails and no fallback decides
      */
     public Mono<Decision> slide(String key, Duration window, long limit, SlideOptions options) {
         return slide(key, List.of(Window.of(window, limit)), options);
@@ -67,7 +67,7 @@ public final class ReactiveLimiter {
      * @param key the Redis key of the limit (a hash tag keeps related keys on one cluster node)
      * @param windows the windows, each with its limit (at least one)
      * @return a Mono of the decision, sending the call on each subscription; it errors with a
-     *     WinlimitException when Redis fails (after the fallback, if one is set)
+     *     WinlimitException when Redis fails and no fallback decides
      */
     public Mono<Decision> slide(String key, List<Window> windows) {
         return slide(key, windows, SlideOptions.defaults());
@@ -80,7 +80,7 @@ public final class ReactiveLimiter {
      * @param windows the windows, each with its limit (at least one)
      * @param options the call's options
      * @return a Mono of the decision, sending the call on each subscription; it errors with a
-     *     WinlimitException when Redis fails (after the fallback, if one is set)
+     *     WinlimitException when Redis fails and no fallback decides
      */
     public Mono<Decision> slide(String key, List<Window> windows, SlideOptions options) {
         Call call = io.winlimit.internal.protocol.Commands.slide(defaults(), key, windows, options);
@@ -94,7 +94,7 @@ public final class ReactiveLimiter {
      * @param window the window's length, in whole milliseconds
      * @param limit the units the window holds
      * @return a Mono of the decision, sending the call on each subscription; it errors with a
-     *     WinlimitException when Redis fails (after the fallback, if one is set)
+     *     WinlimitException when Redis fails and no fallback decides
      */
     public Mono<Decision> fixed(String key, Duration window, long limit) {
         return fixed(key, window, limit, FixedOptions.defaults());
@@ -108,7 +108,7 @@ public final class ReactiveLimiter {
      * @param limit the units the window holds
      * @param options the call's options
      * @return a Mono of the decision, sending the call on each subscription; it errors with a
-     *     WinlimitException when Redis fails (after the fallback, if one is set)
+     *     WinlimitException when Redis fails and no fallback decides
      */
     public Mono<Decision> fixed(String key, Duration window, long limit, FixedOptions options) {
         Call call = io.winlimit.internal.protocol.Commands.fixed(defaults(), key, Args.millis("window", window), limit, options);
@@ -122,7 +122,7 @@ public final class ReactiveLimiter {
      * @param period the period the limit refills over, in whole milliseconds
      * @param limit the units per period
      * @return a Mono of the decision, sending the call on each subscription; it errors with a
-     *     WinlimitException when Redis fails (after the fallback, if one is set)
+     *     WinlimitException when Redis fails and no fallback decides
      */
     public Mono<Decision> gcra(String key, Duration period, long limit) {
         return gcra(key, period, limit, GcraOptions.defaults());
@@ -136,7 +136,7 @@ public final class ReactiveLimiter {
      * @param limit the units per period
      * @param options the call's options
      * @return a Mono of the decision, sending the call on each subscription; it errors with a
-     *     WinlimitException when Redis fails (after the fallback, if one is set)
+     *     WinlimitException when Redis fails and no fallback decides
      */
     public Mono<Decision> gcra(String key, Duration period, long limit, GcraOptions options) {
         Call call = io.winlimit.internal.protocol.Commands.gcra(defaults(), key, Args.millis("period", period), limit, options);
