@@ -89,7 +89,8 @@ public final class CircuitBreaker {
      * A closed breaker.
      *
      * @param options the thresholds and open periods
-     * @param node the server it guards (its address), for metrics and messages
+     * @param node the node it guards, as the executor names it ("" for a single server), for
+     *     metrics and messages
      * @param clock milliseconds, monotonic
      */
     public CircuitBreaker(BreakerOptions options, String node, DoubleSupplier clock) {
@@ -110,7 +111,7 @@ public final class CircuitBreaker {
     /**
      * The server this breaker guards.
      *
-     * @return its address, as the breaker was made with
+     * @return its name, as the executor gives it ("" for a single server)
      */
     public String node() {
         return node;
