@@ -20,7 +20,7 @@ public interface LimiterListener {
      * A call failed: Redis unavailable, timed out, or a server error.
      *
      * @param policy the call's policy name
-     * @param error the failure, a WinlimitException
+     * @param error the failure, unwrapped (a WinlimitException when Redis failed)
      */
     default void failed(String policy, Throwable error) {}
 
