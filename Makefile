@@ -280,7 +280,7 @@ examples-test: examples-deps lua-clients | release-so
 # clients/node): npm ci, again only when the lock changed. The Spring examples: the winlimit
 # artifacts of clients/java installed into ~/.m2 (online, so Maven fetches every pinned plugin
 # and artifact), then each example's jar built once, which test_apps.py starts twice.
-SPRING_EXAMPLES := spring-mvc spring-webflux
+SPRING_EXAMPLES := spring-mvc spring-webflux spring-cloud-gateway
 examples-deps: deps node-deps java-deps
 	@cd examples && want=$$(sha256sum package-lock.json | cut -d' ' -f1) && \
 		if [ "$$(cat node_modules/.lock.sha256 2>/dev/null)" != "$$want" ]; then \

@@ -17,7 +17,12 @@ import java.util.function.DoubleSupplier;
 public final class CircuitBreaker {
     /** The breaker's states; {@link #value()} is winlimit_breaker_state's. */
     public enum State {
-        CLOSED("closed", 0), HALF_OPEN("half_open", 1), OPEN("open", 2);
+        /** Calls are sent. */
+        CLOSED("closed", 0),
+        /** One probe is out; other calls are refused until its answer. */
+        HALF_OPEN("half_open", 1),
+        /** No call is sent until the open period ends. */
+        OPEN("open", 2);
 
         private final String label;
         private final int value;
@@ -27,17 +32,34 @@ public final class CircuitBreaker {
             this.value = value;
         }
 
+        /**
+         * The state's name in metrics and logs.
+         *
+         * @return "closed", "half_open" or "open"
+         */
         public String label() {
             return label;
         }
 
+        /**
+         * The state as winlimit_breaker_state's gauge has it.
+         *
+         * @return 0 closed, 1 half open, 2 open
+         */
         public int value() {
             return value;
         }
     }
 
     /** What to do with a call: send it, send it as the probe, or answer it as open. */
-    public enum Action { SEND, PROBE, REFUSE }
+    public enum Action {
+        /** Send the call: the breaker is closed (or off). */
+        SEND,
+        /** Send the call as the one probe of a half-open breaker. */
+        PROBE,
+        /** Do not send: answer the call as open (the fallback, or BreakerOpenException). */
+        REFUSE
+    }
 
     /** A state change: to which state, and why ("failures", "open_elapsed", "probe_failed",
      * "probe_succeeded": winlimit_breaker_transitions_total's cause). */
@@ -45,6 +67,12 @@ public final class CircuitBreaker {
 
     /** Hears every transition, after it happened. */
     public interface Listener {
+        /**
+         * A transition happened, told on the thread that caused it, outside the breaker's lock.
+         *
+         * @param breaker the breaker that changed
+         * @param transition its new state and why
+         */
         void changed(CircuitBreaker breaker, Transition transition);
     }
 
@@ -57,35 +85,71 @@ public final class CircuitBreaker {
     private long periodMs;
     private double openUntilMs;
 
+    /**
+     * A closed breaker.
+     *
+     * @param options the thresholds and open periods
+     * @param node the node it guards, as the executor names it ("" for a single server), for
+     *     metrics and messages
+     * @param clock milliseconds, monotonic
+     */
     public CircuitBreaker(BreakerOptions options, String node, DoubleSupplier clock) {
         this.options = options;
         this.node = node;
         this.clock = clock;
     }
 
+    /**
+     * Adds a listener of every later transition; thread-safe.
+     *
+     * @param listener the listener
+     */
     public void listen(Listener listener) {
         listeners.add(listener);
     }
 
+    /**
+     * The server this breaker guards.
+     *
+     * @return its name, as the executor gives it ("" for a single server)
+     */
     public String node() {
         return node;
     }
 
+    /**
+     * The state now (OPEN stays OPEN past its period until a call is admitted).
+     *
+     * @return the state
+     */
     public synchronized State state() {
         return state;
     }
 
-    /** When the open period ends, on the breaker's clock (ms); meaningful while open. */
+    /**
+     * When the open period ends, on the breaker's clock (ms); meaningful while open.
+     *
+     * @return milliseconds on the breaker's clock
+     */
     public synchronized double openUntilMs() {
         return openUntilMs;
     }
 
-    /** How long the breaker stays open from now (0 when it is not open). */
+    /**
+     * How long the breaker stays open from now (0 when it is not open).
+     *
+     * @return milliseconds, 0 or more
+     */
     public synchronized double openForMs() {
         return state == State.OPEN ? Math.max(0, openUntilMs - clock.getAsDouble()) : 0;
     }
 
-    /** What to do with a call arriving now. */
+    /**
+     * What to do with a call arriving now; atomic, so one caller only gets the probe.
+     *
+     * @return SEND, PROBE or REFUSE; every SEND or PROBE must be followed by {@link #done} or
+     *     {@link #abandon}
+     */
     public Action admit() {
         if (!options.enabled()) {
             return Action.SEND;
@@ -103,8 +167,13 @@ public final class CircuitBreaker {
         return Action.PROBE;
     }
 
-    /** The end of a call admitted as {@code action}: {@code failed} when it failed in a way that
-     * counts (a connection error, a timeout or a reply of clients/spec/breaker.json), false for an answer or the caller's error. */
+    /**
+     * The end of a call admitted as {@code action}.
+     *
+     * @param action what {@link #admit} answered for the call
+     * @param failed true when it failed in a way that counts (a connection error, a timeout or a
+     *     reply of clients/spec/breaker.json), false for an answer or the caller's error
+     */
     public void done(Action action, boolean failed) {
         if (!options.enabled() || action == Action.REFUSE) {
             return;
@@ -118,7 +187,11 @@ public final class CircuitBreaker {
         }
     }
 
-    /** A probe cancelled before its end: nothing is learnt; its place goes to the next call. */
+    /**
+     * A probe cancelled before its end: nothing is learnt; its place goes to the next call.
+     *
+     * @param action what {@link #admit} answered for the call (only a PROBE changes anything)
+     */
     public synchronized void abandon(Action action) {
         if (action == Action.PROBE && state == State.HALF_OPEN) {
             state = State.OPEN;

@@ -23,12 +23,21 @@ public final class RejectionCache {
     private final Map<String, Entry> entries = new LinkedHashMap<>();
     private int keptSinceSweep;
 
-    /** A cache of at most {@code size} command lines on this process's monotonic clock. */
+    /**
+     * A cache of at most {@code size} command lines on this process's monotonic clock.
+     *
+     * @param size the most entries kept, the oldest dropped first
+     */
     public RejectionCache(int size) {
         this(size, () -> System.nanoTime() / 1e6);
     }
 
-    /** A cache on {@code clock}, in ms (fractions allowed). */
+    /**
+     * A cache on {@code clock}, in ms (fractions allowed).
+     *
+     * @param size the most entries kept, the oldest dropped first
+     * @param clock milliseconds, monotonic
+     */
     public RejectionCache(int size, DoubleSupplier clock) {
         if (size < 1) {
             throw new IllegalArgumentException("cacheSize must be at least 1, not " + size);
@@ -37,13 +46,22 @@ public final class RejectionCache {
         this.clock = clock;
     }
 
-    /** How many entries the cache holds. */
+    /**
+     * How many entries the cache holds.
+     *
+     * @return the number of entries
+     */
     public synchronized int held() {
         return entries.size();
     }
 
-    /** A decision for {@code call} from a rejection still in force, or null. Peeks and refunds
-     * never are. */
+    /**
+     * A decision for {@code call} from a rejection still in force, or null. Peeks and refunds
+     * never are.
+     *
+     * @param call the call about to be sent
+     * @return a cached decision with the wait left now, or null to send the call
+     */
     public synchronized Decision answer(Call call) {
         if (call.peek() || call.refund()) {
             return null;
@@ -64,8 +82,13 @@ public final class RejectionCache {
         return d.asCached(Math.max(1, d.retryAfterMs() - whole), Math.max(0, d.resetAfterMs() - whole));
     }
 
-    /** Keep {@code decision}, the server's reply to {@code call} that arrived now, if it is a
-     * rejection that ends of a call that records. A refund forgets the key's rejections. */
+    /**
+     * Keep {@code decision}, the server's reply to {@code call} that arrived now, if it is a
+     * rejection that ends of a call that records. A refund forgets the key's rejections.
+     *
+     * @param call the call that was sent
+     * @param decision the server's answer to it
+     */
     public synchronized void remember(Call call, Decision decision) {
         if (call.refund()) {
             forget(call.key());
@@ -90,7 +113,11 @@ public final class RejectionCache {
         entries.put(id, new Entry(decision, call.key(), now));
     }
 
-    /** Drop every entry of a command line on {@code key}. */
+    /**
+     * Drop every entry of a command line on {@code key}.
+     *
+     * @param key the limit's key
+     */
     public synchronized void forget(String key) {
         entries.values().removeIf(e -> e.key().equals(key));
     }

@@ -25,6 +25,12 @@ public final class JedisExecutor implements RedisExecutor {
     private final UnifiedJedis unified;
     private final Jedis jedis;
 
+    /**
+     * An executor over a client of one server or a cluster.
+     *
+     * @param unified the client, left open
+     * @throws IllegalArgumentException if {@code unified} is null
+     */
     public JedisExecutor(UnifiedJedis unified) {
         if (unified == null) {
             throw new IllegalArgumentException("the UnifiedJedis must not be null");
@@ -33,7 +39,12 @@ public final class JedisExecutor implements RedisExecutor {
         this.jedis = null;
     }
 
-    /** Over one connection, e.g. the one Spring's JedisConnectionFactory lends for a call. */
+    /**
+     * Over one connection, e.g. the one Spring's JedisConnectionFactory lends for a call.
+     *
+     * @param jedis the connection, left open
+     * @throws IllegalArgumentException if {@code jedis} is null
+     */
     public JedisExecutor(Jedis jedis) {
         if (jedis == null) {
             throw new IllegalArgumentException("the Jedis connection must not be null");
@@ -55,8 +66,14 @@ public final class JedisExecutor implements RedisExecutor {
         }
     }
 
-    /** Jedis's errors as winlimit's: a server's error with its text, anything else as Redis
-     * unavailable. */
+    /**
+     * Jedis's errors as winlimit's: a server's error with its text, anything else as Redis
+     * unavailable.
+     *
+     * @param error what Jedis threw
+     * @return a RedisServerException (MissingPermissionException for NOPERM) or a
+     *     RedisUnavailableException
+     */
     public static RuntimeException translate(Throwable error) {
         Throwable cause = error;
         while (!(cause instanceof JedisException) && cause.getCause() != null && cause.getCause() != cause) {

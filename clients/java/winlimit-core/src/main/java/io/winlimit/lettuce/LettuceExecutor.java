@@ -31,11 +31,23 @@ public final class LettuceExecutor implements RedisExecutor {
     private final StatefulConnection<?, ?> connection;
     private final StatefulRedisClusterConnection<?, ?> cluster;
 
+    /**
+     * An executor over one server's connection.
+     *
+     * @param connection the connection, left open
+     * @throws IllegalArgumentException if {@code connection} is null
+     */
     public LettuceExecutor(StatefulRedisConnection<?, ?> connection) {
         this.connection = require(connection);
         this.cluster = null;
     }
 
+    /**
+     * An executor over a cluster connection: each command goes to the node of its key.
+     *
+     * @param connection the connection, left open
+     * @throws IllegalArgumentException if {@code connection} is null
+     */
     public LettuceExecutor(StatefulRedisClusterConnection<?, ?> connection) {
         this.connection = require(connection);
         this.cluster = connection;
@@ -132,8 +144,12 @@ public final class LettuceExecutor implements RedisExecutor {
         return cluster == null ? "" : nodeServing(key).getNodeId();
     }
 
-    /** Whether the connection was closed for good (not merely disconnected: Lettuce reconnects
-     * on its own, and a reconnecting connection stays the one to use). */
+    /**
+     * Whether the connection was closed for good (not merely disconnected: Lettuce reconnects
+     * on its own, and a reconnecting connection stays the one to use).
+     *
+     * @return true once the connection is closed
+     */
     public boolean isClosed() {
         return connection instanceof RedisChannelHandler<?, ?> handler && handler.isClosed();
     }

@@ -68,44 +68,127 @@ public final class MemoryLimiter implements io.winlimit.Fallback {
         this.cache = config.cacheRejections() ? new RejectionCache(config.cacheSize()) : null;
     }
 
-    /** How many keys are held now. */
+    /**
+     * How many keys are held now.
+     *
+     * @return the number of keys, at most maxKeys
+     */
     public synchronized int size() {
         return keys.size();
     }
 
+    /**
+     * A sliding window, as {@link io.winlimit.Limiter#slide(String, Duration, long)}.
+     *
+     * @param key the limit's key
+     * @param window the window's length, in whole milliseconds
+     * @param limit the units the window holds
+     * @return the decision, backend MEMORY
+     * @throws io.winlimit.model.RedisServerException for what the module would refuse, with its text
+     */
     public Decision slide(String key, Duration window, long limit) {
         return slide(key, List.of(Window.of(window, limit)), SlideOptions.defaults());
     }
 
+    /**
+     * A sliding window with options (units, BUCKET, BLOCK, PEEK, NAME).
+     *
+     * @param key the limit's key
+     * @param window the window's length, in whole milliseconds
+     * @param limit the units the window holds
+     * @param options the call's options
+     * @return the decision, backend MEMORY
+     * @throws io.winlimit.model.RedisServerException for what the module would refuse, with its text
+     */
     public Decision slide(String key, Duration window, long limit, SlideOptions options) {
         return slide(key, List.of(Window.of(window, limit)), options);
     }
 
+    /**
+     * Several windows at once: accepted iff every window has room, then recorded once.
+     *
+     * @param key the limit's key
+     * @param windows the windows, each with its limit (at least one)
+     * @return the decision, backend MEMORY
+     * @throws io.winlimit.model.RedisServerException for what the module would refuse, with its text
+     */
     public Decision slide(String key, List<Window> windows) {
         return slide(key, windows, SlideOptions.defaults());
     }
 
+    /**
+     * Several windows at once, with options.
+     *
+     * @param key the limit's key
+     * @param windows the windows, each with its limit (at least one)
+     * @param options the call's options
+     * @return the decision, backend MEMORY
+     * @throws io.winlimit.model.RedisServerException for what the module would refuse, with its text
+     */
     public Decision slide(String key, List<Window> windows, SlideOptions options) {
         return decide(Commands.slide(defaults, key, windows, options));
     }
 
+    /**
+     * A fixed-window counter, as {@link io.winlimit.Limiter#fixed(String, Duration, long)}.
+     *
+     * @param key the limit's key
+     * @param window the window's length, in whole milliseconds
+     * @param limit the units the window holds
+     * @return the decision, backend MEMORY
+     * @throws io.winlimit.model.RedisServerException for what the module would refuse, with its text
+     */
     public Decision fixed(String key, Duration window, long limit) {
         return fixed(key, window, limit, FixedOptions.defaults());
     }
 
+    /**
+     * A fixed-window counter with options (units, ALIGN, BLOCK, PEEK, NAME).
+     *
+     * @param key the limit's key
+     * @param window the window's length, in whole milliseconds
+     * @param limit the units the window holds
+     * @param options the call's options
+     * @return the decision, backend MEMORY
+     * @throws io.winlimit.model.RedisServerException for what the module would refuse, with its text
+     */
     public Decision fixed(String key, Duration window, long limit, FixedOptions options) {
         return decide(Commands.fixed(defaults, key, Args.millis("window", window), limit, options));
     }
 
+    /**
+     * A token bucket (GCRA), as {@link io.winlimit.Limiter#gcra(String, Duration, long)}.
+     *
+     * @param key the limit's key
+     * @param period the period the limit refills over, in whole milliseconds
+     * @param limit the units per period
+     * @return the decision, backend MEMORY
+     * @throws io.winlimit.model.RedisServerException for what the module would refuse, with its text
+     */
     public Decision gcra(String key, Duration period, long limit) {
         return gcra(key, period, limit, GcraOptions.defaults());
     }
 
+    /**
+     * A token bucket (GCRA) with options (units, BURST, BLOCK, PEEK, NAME).
+     *
+     * @param key the limit's key
+     * @param period the period the limit refills over, in whole milliseconds
+     * @param limit the units per period
+     * @param options the call's options
+     * @return the decision, backend MEMORY
+     * @throws io.winlimit.model.RedisServerException for what the module would refuse, with its text
+     */
     public Decision gcra(String key, Duration period, long limit, GcraOptions options) {
         return decide(Commands.gcra(defaults, key, Args.millis("period", period), limit, options));
     }
 
-    /** Forgets the key and its cached rejections; true if a key was held. */
+    /**
+     * Forgets the key and its cached rejections; true if a key was held.
+     *
+     * @param key the limit's key
+     * @return true if a key was held
+     */
     public boolean reset(String key) {
         boolean removed;
         synchronized (this) {
@@ -137,9 +220,14 @@ public final class MemoryLimiter implements io.winlimit.Fallback {
         return decision;
     }
 
-    /** Answers one WINLIMIT command line ({@code ["WINLIMIT.SLIDE", key, "1000", "3"]}) at the
+    /**
+     * Answers one WINLIMIT command line ({@code ["WINLIMIT.SLIDE", key, "1000", "3"]}) at the
      * clock's time, as the module would: the five integers, or a RedisServerException with the
-     * module's text. Every method goes through here. */
+     * module's text. Every method goes through here.
+     *
+     * @param line the command and its arguments, integers as decimal text
+     * @return allowed (1 or 0), limit, remaining, retry-after ms, reset-after ms
+     */
     public synchronized long[] executeCommand(List<String> line) {
         String command = line.isEmpty() ? "" : line.get(0);
         String key = line.size() > 1 ? line.get(1) : "";

@@ -6,7 +6,14 @@ import java.time.Duration;
 public final class Args {
     private Args() {}
 
-    /** A Duration as whole milliseconds; IllegalArgumentException for null or a fraction of one. */
+    /**
+     * A Duration as whole milliseconds; IllegalArgumentException for null or a fraction of one.
+     *
+     * @param what the argument's name, for the message
+     * @param duration the duration
+     * @return whole milliseconds
+     * @throws IllegalArgumentException for null, a fraction of a millisecond or an overflow
+     */
     public static long millis(String what, Duration duration) {
         if (duration == null) {
             throw new IllegalArgumentException(what + " must be a Duration, not null");

@@ -17,7 +17,11 @@ public enum Backend {
         this.label = label;
     }
 
-    /** The name the other winlimit clients use: "module", "functions", "scripts", "memory". */
+    /**
+     * The name the other winlimit clients use: "module", "functions", "scripts", "memory".
+     *
+     * @return the label
+     */
     public String label() {
         return label;
     }

@@ -14,7 +14,13 @@ public enum BackendChoice {
     /** The script (EVALSHA), loaded where it is missing: for Redis 6. */
     SCRIPTS;
 
-    /** "auto", "module", "functions" or "scripts"; IllegalArgumentException for anything else. */
+    /**
+     * "auto", "module", "functions" or "scripts"; IllegalArgumentException for anything else.
+     *
+     * @param name the lower-case name
+     * @return the choice
+     * @throws IllegalArgumentException for anything else, null included
+     */
     public static BackendChoice of(String name) {
         if (name != null) {
             for (BackendChoice choice : values()) {

@@ -31,7 +31,11 @@ public enum Command {
         /** GCRA's theoretical arrival time. */
         TAT;
 
-        /** The table's name: "log", "counter", "tat". */
+        /**
+         * The table's name: "log", "counter", "tat".
+         *
+         * @return the name
+         */
         public String tableName() {
             return name().toLowerCase(java.util.Locale.ROOT);
         }
@@ -51,27 +55,48 @@ public enum Command {
         this.shape = Set.of(shape);
     }
 
-    /** The module's writer, e.g. "WINLIMIT.SLIDE"; the reader adds "_RO". */
+    /**
+     * The module's writer, e.g. "WINLIMIT.SLIDE"; the reader adds "_RO".
+     *
+     * @return the command's name
+     */
     public String command() {
         return command;
     }
 
-    /** The limiters' method that sends it, e.g. "slide". */
+    /**
+     * The limiters' method that sends it, e.g. "slide".
+     *
+     * @return the method's name
+     */
     public String method() {
         return method;
     }
 
+    /**
+     * What the command keeps under its key.
+     *
+     * @return its state kind
+     */
     public StateKind state() {
         return state;
     }
 
-    /** The options that shape its limit, by the table's client names (e.g. "bucket"). */
+    /**
+     * The options that shape its limit, by the table's client names (e.g. "bucket").
+     *
+     * @return the option names, unmodifiable
+     */
     public Set<String> shape() {
         return shape;
     }
 
-    /** Options its state kind's other commands take and it does not (a counter command without
-     * ALIGN: "align"): it refuses them where that kind's parser would take them. */
+    /**
+     * Options its state kind's other commands take and it does not (a counter command without
+     * ALIGN: "align"): it refuses them where that kind's parser would take them.
+     *
+     * @return the option names, unmodifiable
+     */
     public Set<String> foreignShape() {
         Set<String> known = foreign;
         if (known == null) {
@@ -88,7 +113,12 @@ public enum Command {
         return known;
     }
 
-    /** The command whose writer is {@code command} (upper case, without "_RO"). */
+    /**
+     * The command whose writer is {@code command} (upper case, without "_RO").
+     *
+     * @param command the writer's name
+     * @return the command, empty for an unknown name
+     */
     public static Optional<Command> ofWriter(String command) {
         return Arrays.stream(values()).filter(c -> c.command.equals(command)).findFirst();
     }

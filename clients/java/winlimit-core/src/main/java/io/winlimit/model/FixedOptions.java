@@ -11,7 +11,11 @@ public final class FixedOptions extends CallOptions<FixedOptions> {
         align = from.align;
     }
 
-    /** No options: cost 1, recording, the limiter's name, windows from the first call. */
+    /**
+     * No options: cost 1, recording, the limiter's name, windows from the first call.
+     *
+     * @return the options
+     */
     public static FixedOptions defaults() {
         return new FixedOptions();
     }
@@ -21,13 +25,23 @@ public final class FixedOptions extends CallOptions<FixedOptions> {
         return new FixedOptions(this);
     }
 
-    /** Windows start at multiples of the window since the Unix epoch (ALIGN). */
+    /**
+     * Windows start at multiples of the window since the Unix epoch (ALIGN).
+     *
+     * @param align true to align windows to the epoch
+     * @return a copy with ALIGN set; these options are unchanged
+     */
     public FixedOptions align(boolean align) {
         FixedOptions out = copy();
         out.align = align;
         return out;
     }
 
+    /**
+     * Whether windows start at multiples of the window since the Unix epoch (ALIGN).
+     *
+     * @return true if aligned
+     */
     public boolean align() {
         return align;
     }

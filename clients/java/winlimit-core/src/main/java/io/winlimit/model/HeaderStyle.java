@@ -28,12 +28,22 @@ public enum HeaderStyle {
         this.label = label;
     }
 
-    /** "draft-11", "draft-7", "legacy", or null for NONE: the other clients' names. */
+    /**
+     * "draft-11", "draft-7", "legacy", or null for NONE: the other clients' names.
+     *
+     * @return the label, null for NONE
+     */
     public String label() {
         return label;
     }
 
-    /** The style of that label ("none" or null for NONE); IllegalArgumentException otherwise. */
+    /**
+     * The style of that label ("none" or null for NONE); IllegalArgumentException otherwise.
+     *
+     * @param label a label of {@link #label()}, "none" or null
+     * @return the style
+     * @throws IllegalArgumentException for any other label
+     */
     public static HeaderStyle of(String label) {
         if (label == null || label.equals("none")) {
             return NONE;
@@ -47,14 +57,27 @@ public enum HeaderStyle {
                 "headers must be one of \"draft-11\", \"draft-7\", \"legacy\", \"none\", not " + Texts.quoted(label));
     }
 
-    /** The response fields of {@code decision} in this style; {@code nowMs} dates legacy's reset. */
+    /**
+     * The response fields of {@code decision} in this style; {@code nowMs} dates legacy's reset.
+     *
+     * @param decision the decision
+     * @param nowMs the wall clock, ms since the epoch
+     * @return the fields by name, in the order to send them; empty for NONE
+     * @throws IllegalStateException for a decision without its binding policy
+     */
     public Map<String, String> fields(Decision decision, long nowMs) {
         return HeaderFields.of(decision, this, nowMs);
     }
 
-    /** The fields for a response that has {@code on} (another limit's, by field name) and gets
+    /**
+     * The fields for a response that has {@code on} (another limit's, by field name) and gets
      * {@code added}: draft-11 lists both policies; draft-7 and legacy keep the fields of the one
-     * with the least remaining ({@code on} on a tie); Retry-After is {@code on}'s if it has one. */
+     * with the least remaining ({@code on} on a tie); Retry-After is {@code on}'s if it has one.
+     *
+     * @param on the fields the response has
+     * @param added the fields of another decision
+     * @return the fields to send, by name
+     */
     public Map<String, String> merged(Map<String, String> on, Map<String, String> added) {
         return HeaderFields.merged(on, added, this);
     }

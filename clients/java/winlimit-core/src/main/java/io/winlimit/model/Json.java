@@ -4,8 +4,13 @@ package io.winlimit.model;
 public final class Json {
     private Json() {}
 
-    /** {@code value} as a JSON string, as JSON.stringify writes it: {@code "} and {@code \\}
-     * escaped, control characters as their short escapes or \\u00XX, anything else as it is. */
+    /**
+     * {@code value} as a JSON string, as JSON.stringify writes it: {@code "} and {@code \\}
+     * escaped, control characters as their short escapes or \\u00XX, anything else as it is.
+     *
+     * @param value the text, not null
+     * @return the JSON string, quotes included
+     */
     public static String quote(String value) {
         StringBuilder out = new StringBuilder(value.length() + 2).append('"');
         for (int i = 0; i < value.length(); i++) {

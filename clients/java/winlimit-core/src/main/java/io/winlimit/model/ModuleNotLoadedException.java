@@ -11,6 +11,12 @@ public class ModuleNotLoadedException extends RedisServerException {
             + "in redis.conf), or at run time with `MODULE LOAD /path/to/libwinlimit.so`; in a cluster, "
             + "on every node.";
 
+    /**
+     * The server's error, with the fix added.
+     *
+     * @param serverText the server's error text
+     * @param cause the client's error that carried it, or null
+     */
     public ModuleNotLoadedException(String serverText, Throwable cause) {
         super(serverText + " -- " + FIX, cause);
     }

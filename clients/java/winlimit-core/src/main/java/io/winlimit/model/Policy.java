@@ -10,11 +10,24 @@ import java.util.Objects;
  * is its capacity ({@code BURST}) and the window the time it takes to refill from empty.
  */
 public record Policy(String name, long quota, long windowMs) {
+    /**
+     * Checks the name.
+     *
+     * @throws NullPointerException if {@code name} is null
+     *
+     * @param name the policy's name in the header fields
+     * @param quota the units per window
+     * @param windowMs the window, in ms
+     */
     public Policy {
         Objects.requireNonNull(name, "name");
     }
 
-    /** The window as a Duration. */
+    /**
+     * The window as a Duration.
+     *
+     * @return the window
+     */
     public Duration window() {
         return Duration.ofMillis(windowMs);
     }

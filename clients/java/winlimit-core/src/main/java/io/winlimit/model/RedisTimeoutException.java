@@ -6,6 +6,12 @@ package io.winlimit.model;
 public class RedisTimeoutException extends RedisUnavailableException {
     private static final long serialVersionUID = 1L;
 
+    /**
+     * An exception with a message and its cause.
+     *
+     * @param message what failed
+     * @param cause the client's or server's error, or null
+     */
     public RedisTimeoutException(String message, Throwable cause) {
         super(message, cause);
     }

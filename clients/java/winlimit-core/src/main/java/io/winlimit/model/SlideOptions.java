@@ -14,7 +14,11 @@ public final class SlideOptions extends CallOptions<SlideOptions> {
         bucketMs = from.bucketMs;
     }
 
-    /** No options: cost 1, recording, the limiter's name. */
+    /**
+     * No options: cost 1, recording, the limiter's name.
+     *
+     * @return the options
+     */
     public static SlideOptions defaults() {
         return new SlideOptions();
     }
@@ -24,13 +28,24 @@ public final class SlideOptions extends CallOptions<SlideOptions> {
         return new SlideOptions(this);
     }
 
-    /** Count per bucket of this length instead of one entry per unit (BUCKET). */
+    /**
+     * Count per bucket of this length instead of one entry per unit (BUCKET).
+     *
+     * @param bucket the bucket's length, in whole milliseconds
+     * @return a copy with BUCKET set; these options are unchanged
+     * @throws IllegalArgumentException if {@code bucket} is null or not whole milliseconds
+     */
     public SlideOptions bucket(Duration bucket) {
         SlideOptions out = copy();
         out.bucketMs = Args.millis("bucket", bucket);
         return out;
     }
 
+    /**
+     * The bucket's length (BUCKET).
+     *
+     * @return milliseconds, empty for an exact log of one entry per unit
+     */
     public OptionalLong bucketMs() {
         return bucketMs == null ? OptionalLong.empty() : OptionalLong.of(bucketMs);
     }

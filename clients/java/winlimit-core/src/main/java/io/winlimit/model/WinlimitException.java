@@ -5,6 +5,12 @@ package io.winlimit.model;
 public class WinlimitException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
+    /**
+     * An exception with a message and its cause.
+     *
+     * @param message what failed
+     * @param cause the client's or server's error, or null
+     */
     public WinlimitException(String message, Throwable cause) {
         super(message, cause);
     }

@@ -14,16 +14,31 @@ import java.util.List;
  *     (FUNCTION LOAD, SCRIPT LOAD...), which goes to that node all the same
  */
 public record RedisCommand(List<byte[]> args, byte[] key, int keyIndex) {
+    /**
+     * Copies {@code args} into an unmodifiable list (the byte arrays themselves are shared).
+     *
+     * @param args the command and its arguments, as bytes
+     * @param key the limiter's key
+     * @param keyIndex where {@code key} stands in {@code args}, or -1
+     */
     public RedisCommand {
         args = Collections.unmodifiableList(new ArrayList<>(args));
     }
 
-    /** The command's name, e.g. "WINLIMIT.SLIDE" or "FCALL". */
+    /**
+     * The command's name, e.g. "WINLIMIT.SLIDE" or "FCALL".
+     *
+     * @return the name, as UTF-8 text
+     */
     public String name() {
         return new String(args.get(0), StandardCharsets.UTF_8);
     }
 
-    /** The arguments after the name. */
+    /**
+     * The arguments after the name.
+     *
+     * @return the arguments, unmodifiable
+     */
     public List<byte[]> arguments() {
         return args.subList(1, args.size());
     }

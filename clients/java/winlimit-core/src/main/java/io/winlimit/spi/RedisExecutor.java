@@ -17,18 +17,37 @@ import java.util.concurrent.CompletableFuture;
  */
 public interface RedisExecutor {
 
-    /** Sends one command to the server (in a cluster, the node serving the command's key). */
+    /**
+     * Sends one command to the server (in a cluster, the node serving the command's key).
+     *
+     * @param command the command line
+     * @return completes with the reply, normalised as above, or exceptionally with a
+     *     WinlimitException
+     */
     CompletableFuture<Object> send(RedisCommand command);
 
-    /** A name for the server or cluster node serving {@code key}: backends are detected once per
-     * name. "" for a single server. */
+    /**
+     * A name for the server or cluster node serving {@code key}: backends are detected once per
+     * name. "" for a single server.
+     *
+     * @param key the limiter's key
+     * @return the node's name, "" for a single server
+     */
     String nodeOf(byte[] key);
 
-    /** True when {@link #send} never blocks the calling thread (Lettuce, reactive Spring Data
+    /**
+     * True when {@link #send} never blocks the calling thread (Lettuce, reactive Spring Data
      * Redis); false for a blocking client such as Jedis, whose futures complete before send
-     * returns. Reactive views exist only over a non-blocking executor. */
+     * returns. Reactive views exist only over a non-blocking executor.
+     *
+     * @return true if {@link #send} never blocks
+     */
     boolean nonBlocking();
 
-    /** What this executor talks to, for messages, e.g. "Lettuce StatefulRedisConnection". */
+    /**
+     * What this executor talks to, for messages, e.g. "Lettuce StatefulRedisConnection".
+     *
+     * @return a short description
+     */
     String describe();
 }

@@ -42,6 +42,14 @@ public final class SpringDataExecutor implements RedisExecutor {
     // server is one node, named without borrowing a connection.
     private volatile Boolean cluster;
 
+    /**
+     * An executor over a Lettuce or Jedis factory; no connection is taken from it until the first
+     * command.
+     *
+     * @param factory the factory, left as it is
+     * @throws IllegalArgumentException if {@code factory} is null, or neither a
+     *     LettuceConnectionFactory nor a JedisConnectionFactory
+     */
     public SpringDataExecutor(RedisConnectionFactory factory) {
         if (factory == null) {
             throw new IllegalArgumentException("the RedisConnectionFactory must not be null");

@@ -14,17 +14,35 @@ public final class Breakers {
     private final CircuitBreaker.Listener listener;
     private final Map<String, CircuitBreaker> byNode = new ConcurrentHashMap<>();
 
+    /**
+     * Breakers on this process's monotonic clock.
+     *
+     * @param options every breaker's options
+     * @param listener told of every breaker's transitions
+     */
     public Breakers(BreakerOptions options, CircuitBreaker.Listener listener) {
         this(options, () -> System.nanoTime() / 1e6, listener);
     }
 
+    /**
+     * Breakers on {@code clock}.
+     *
+     * @param options every breaker's options
+     * @param clock milliseconds, monotonic
+     * @param listener told of every breaker's transitions
+     */
     public Breakers(BreakerOptions options, DoubleSupplier clock, CircuitBreaker.Listener listener) {
         this.options = options;
         this.clock = clock;
         this.listener = listener;
     }
 
-    /** The breaker of a node. */
+    /**
+     * The breaker of a node.
+     *
+     * @param node the node's name ("" for a single server)
+     * @return its breaker, made closed on first use; thread-safe
+     */
     public CircuitBreaker of(String node) {
         return byNode.computeIfAbsent(node, name -> {
             CircuitBreaker breaker = new CircuitBreaker(options, name, clock);
@@ -33,7 +51,11 @@ public final class Breakers {
         });
     }
 
-    /** The state of the breaker furthest from closed (winlimit_breaker_state). */
+    /**
+     * The state of the breaker furthest from closed (winlimit_breaker_state).
+     *
+     * @return OPEN, HALF_OPEN or CLOSED (CLOSED with no breaker yet)
+     */
     public CircuitBreaker.State worst() {
         CircuitBreaker.State worst = CircuitBreaker.State.CLOSED;
         for (CircuitBreaker b : byNode.values()) {

@@ -18,7 +18,12 @@ public final class Failures {
 
     private Failures() {}
 
-    /** "connection", "timeout", or a server error reply's first word. */
+    /**
+     * "connection", "timeout", or a server error reply's first word.
+     *
+     * @param error the call's failure
+     * @return the kind; "other" for an error that is none of these
+     */
     public static String kind(Throwable error) {
         if (error instanceof RedisTimeoutException) {
             return "timeout";
@@ -33,7 +38,12 @@ public final class Failures {
         return "other";
     }
 
-    /** Whether {@code error} says Redis is unavailable. */
+    /**
+     * Whether {@code error} says Redis is unavailable.
+     *
+     * @param error the call's failure
+     * @return true if it counts towards opening the breaker
+     */
     public static boolean counts(Throwable error) {
         String kind = kind(error);
         return kind.equals("connection") || kind.equals("timeout") || UNAVAILABLE_REPLIES.contains(kind);

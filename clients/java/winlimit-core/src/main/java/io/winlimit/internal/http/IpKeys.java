@@ -15,7 +15,13 @@ public final class IpKeys {
 
     private IpKeys() {}
 
-    /** {@code ipv6Subnet} once it is from 1 to 128; IllegalArgumentException otherwise. */
+    /**
+     * {@code ipv6Subnet} once it is from 1 to 128; IllegalArgumentException otherwise.
+     *
+     * @param ipv6Subnet the prefix length
+     * @return {@code ipv6Subnet}
+     * @throws IllegalArgumentException if it is outside 1 to 128
+     */
     public static int checkSubnet(int ipv6Subnet) {
         if (ipv6Subnet < 1 || ipv6Subnet > 128) {
             throw new IllegalArgumentException("ipv6Subnet must be an integer from 1 to 128, not " + ipv6Subnet);
@@ -23,14 +29,25 @@ public final class IpKeys {
         return ipv6Subnet;
     }
 
-    /** {@link #ipKey(String, int)} with a /64. */
+    /**
+     * {@link #ipKey(String, int)} with a /64.
+     *
+     * @param address the client's address
+     * @return the key
+     */
     public static String ipKey(String address) {
         return ipKey(address, DEFAULT_IPV6_SUBNET);
     }
 
-    /** The key for a client's address: an IPv4 address (or an IPv4-mapped IPv6 one) itself; an
+    /**
+     * The key for a client's address: an IPv4 address (or an IPv4-mapped IPv6 one) itself; an
      * IPv6 address its network of {@code ipv6Subnet} bits in CIDR form ({@code 2001:db8:1:2::/64}),
-     * the whole address for 128; anything that is not an IP address, unchanged. */
+     * the whole address for 128; anything that is not an IP address, unchanged.
+     *
+     * @param address the client's address
+     * @param ipv6Subnet the prefix length for IPv6, 1 to 128
+     * @return the key
+     */
     public static String ipKey(String address, int ipv6Subnet) {
         checkSubnet(ipv6Subnet);
         int zone = address.indexOf('%');

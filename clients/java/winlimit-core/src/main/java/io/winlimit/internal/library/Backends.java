@@ -32,8 +32,20 @@ public final class Backends {
 
     /** Sends one command; what the limiter gives the backends. */
     public interface Sender {
+        /**
+         * Sends the command, as {@link io.winlimit.spi.RedisExecutor#send} does.
+         *
+         * @param command the command line
+         * @return completes with the normalised reply, or exceptionally with a WinlimitException
+         */
         CompletableFuture<Object> send(RedisCommand command);
 
+        /**
+         * The node serving {@code key}, as {@link io.winlimit.spi.RedisExecutor#nodeOf} names it.
+         *
+         * @param key the limiter's key
+         * @return the node's name, "" for a single server
+         */
         String nodeOf(byte[] key);
     }
 
@@ -51,13 +63,25 @@ public final class Backends {
     private final Library library;
     private final Map<String, Node> nodes = new ConcurrentHashMap<>();
 
+    /**
+     * Backends detected per node as {@code choice} says, the library read from this jar.
+     *
+     * @param choice the edition to use, or AUTO
+     * @param sender what sends the commands
+     */
     public Backends(BackendChoice choice, Sender sender) {
         this.choice = choice;
         this.sender = sender;
         this.library = Library.get();
     }
 
-    /** The call answered by the backend of the node serving its key. */
+    /**
+     * The call answered by the backend of the node serving its key.
+     *
+     * @param call the call
+     * @return completes with the reply and the edition that gave it, or exceptionally with a
+     *     WinlimitException (ModuleNotLoadedException where the module is missing but required)
+     */
     public CompletableFuture<Answer> answer(Call call) {
         byte[] key = bytes(call.key());
         Node node = nodes.computeIfAbsent(sender.nodeOf(key), name -> newNode());
@@ -66,8 +90,13 @@ public final class Backends {
         return backend.thenCompose(b -> byBackend(call, key, node, b));
     }
 
-    /** What the limiter knows of the node serving {@code key}: its backend, or null before its
-     * first call. */
+    /**
+     * What the limiter knows of the node serving {@code key}: its backend, or null before its
+     * first call.
+     *
+     * @param key the limit's key
+     * @return the backend, or null
+     */
     public Backend backendOf(String key) {
         Node node = nodes.get(sender.nodeOf(bytes(key)));
         return node == null ? null : node.backend;
@@ -213,7 +242,12 @@ public final class Backends {
         return infos.size() > i && infos.get(i) instanceof List<?> info && !info.isEmpty();
     }
 
-    /** An unknown-command reply as ModuleNotLoadedException, naming the fix; anything else as is. */
+    /**
+     * An unknown-command reply as ModuleNotLoadedException, naming the fix; anything else as is.
+     *
+     * @param error the call's failure
+     * @return the error to report
+     */
     public static Throwable translate(Throwable error) {
         if (error instanceof RedisServerException && !(error instanceof ModuleNotLoadedException) && is(error, "unknown command")) {
             return new ModuleNotLoadedException(error.getMessage(), error);
@@ -231,7 +265,12 @@ public final class Backends {
                 && error.getMessage().toLowerCase(Locale.ROOT).contains(text);
     }
 
-    /** The error a future failed with, unwrapped. */
+    /**
+     * The error a future failed with, unwrapped.
+     *
+     * @param e the future's error (a CompletionException or ExecutionException wraps it)
+     * @return the first cause that is neither
+     */
     public static Throwable cause(Throwable e) {
         Throwable out = e;
         while ((out instanceof CompletionException || out instanceof ExecutionException) && out.getCause() != null) {
@@ -251,7 +290,12 @@ public final class Backends {
         return s.getBytes(StandardCharsets.UTF_8);
     }
 
-    /** Each argument's UTF-8 bytes. */
+    /**
+     * Each argument's UTF-8 bytes.
+     *
+     * @param args the arguments
+     * @return their bytes, in order
+     */
     public static List<byte[]> encode(List<String> args) {
         return encode(args, -1, null);
     }

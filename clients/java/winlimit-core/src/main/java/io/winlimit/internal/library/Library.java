@@ -35,7 +35,11 @@ public final class Library {
         this.version = m.group(1);
     }
 
-    /** The library in this jar, read once. */
+    /**
+     * The library in this jar, read once.
+     *
+     * @return the library
+     */
     public static Library get() {
         Library lib = instance;
         if (lib == null) {
@@ -86,7 +90,12 @@ public final class Library {
         }
     }
 
-    /** "0.4.0" as (0, 4, 0); anything unreadable is older than every version. */
+    /**
+     * "0.4.0" as (0, 4, 0); anything unreadable is older than every version.
+     *
+     * @param version a dotted version
+     * @return its numeric parts, empty when unreadable
+     */
     public static List<Integer> versionParts(String version) {
         List<Integer> parts = new ArrayList<>();
         if (version == null) {
@@ -101,7 +110,13 @@ public final class Library {
         return parts;
     }
 
-    /** True when version {@code a} is at least {@code b}, comparing parts as Python's tuples do. */
+    /**
+     * True when version {@code a} is at least {@code b}, comparing parts as Python's tuples do.
+     *
+     * @param a a version
+     * @param b the version to compare with
+     * @return true if {@code a} is at least {@code b}
+     */
     public static boolean atLeast(String a, String b) {
         List<Integer> x = versionParts(a);
         List<Integer> y = versionParts(b);
@@ -113,22 +128,38 @@ public final class Library {
         return x.size() >= y.size();
     }
 
-    /** The library, with its {@code #!lua name=winlimit} line, for FUNCTION LOAD. */
+    /**
+     * The library, with its {@code #!lua name=winlimit} line, for FUNCTION LOAD.
+     *
+     * @return the library's Lua source
+     */
     public String text() {
         return text;
     }
 
-    /** The script form, for SCRIPT LOAD and EVALSHA. */
+    /**
+     * The script form, for SCRIPT LOAD and EVALSHA.
+     *
+     * @return the script's source
+     */
     public String script() {
         return script;
     }
 
-    /** The script's SHA1, as EVALSHA takes it. */
+    /**
+     * The script's SHA1, as EVALSHA takes it.
+     *
+     * @return 40 lower-case hex digits
+     */
     public String sha() {
         return sha;
     }
 
-    /** The library's version, as winlimit_version returns it. */
+    /**
+     * The library's version, as winlimit_version returns it.
+     *
+     * @return the version, e.g. "0.4.0"
+     */
     public String version() {
         return version;
     }

@@ -14,22 +14,44 @@ import java.util.List;
  * @param waitMs how long the call may wait to be accepted; -1 when it does not wait
  */
 public record Call(List<String> args, String key, boolean peek, boolean refund, List<Policy> policies, long waitMs) {
+    /**
+     * Copies the lists, so a call is immutable.
+     *
+     * @param args the command and its arguments
+     * @param key the key
+     * @param peek true for a {@code _RO} variant
+     * @param refund true for a REFUND
+     * @param policies the policies the decision reports
+     * @param waitMs how long the call may wait, or -1
+     */
     public Call {
         args = List.copyOf(args);
         policies = List.copyOf(policies);
     }
 
-    /** The command's name, e.g. "WINLIMIT.SLIDE_RO". */
+    /**
+     * The command's name, e.g. "WINLIMIT.SLIDE_RO".
+     *
+     * @return the name, as the call has it
+     */
     public String command() {
         return args.get(0);
     }
 
-    /** The library's function for the command: WINLIMIT.SLIDE_RO is winlimit_slide_ro. */
+    /**
+     * The library's function for the command: WINLIMIT.SLIDE_RO is winlimit_slide_ro.
+     *
+     * @return the function's name
+     */
     public String functionName() {
         return command().toLowerCase(java.util.Locale.ROOT).replace('.', '_');
     }
 
-    /** The command line as one string, the rejection cache's key for it. */
+    /**
+     * The command line as one string, the rejection cache's key for it.
+     *
+     * @return the arguments, joined
+     */
     public String line() {
         return String.join("\u0000", args);
     }

@@ -22,7 +22,13 @@ import java.util.OptionalLong;
 public final class Commands {
     private Commands() {}
 
-    /** A policy name usable in the header fields (a Structured Field String: printable ASCII). */
+    /**
+     * A policy name usable in the header fields (a Structured Field String: printable ASCII).
+     *
+     * @param name the name
+     * @return {@code name}
+     * @throws IllegalArgumentException if it is null or has a character outside printable ASCII
+     */
     public static String checkName(String name) {
         if (name == null) {
             throw new IllegalArgumentException("a policy name must be a string, not null");
@@ -36,13 +42,27 @@ public final class Commands {
         return name;
     }
 
-    /** How a policy of several windows is named after its window: whole seconds as "60s",
-     * anything else in ms ("1500ms"). */
+    /**
+     * How a policy of several windows is named after its window: whole seconds as "60s",
+     * anything else in ms ("1500ms").
+     *
+     * @param windowMs the window, in ms
+     * @return the label
+     */
     public static String windowLabel(long windowMs) {
         return windowMs % 1000 == 0 ? (windowMs / 1000) + "s" : windowMs + "ms";
     }
 
-    /** WINLIMIT.SLIDE[_RO] key window_ms limit [window_ms limit ...] [COST n | REFUND n] [BLOCK ms] [BUCKET ms]. */
+    /**
+     * WINLIMIT.SLIDE[_RO] key window_ms limit [window_ms limit ...] [COST n | REFUND n] [BLOCK ms] [BUCKET ms].
+     *
+     * @param defaults the limiter's name and BLOCK
+     * @param key the limit's key
+     * @param windows the windows, each with its limit
+     * @param options the call's options
+     * @return the call, its policies named
+     * @throws IllegalArgumentException for a null key or options, or a bad name
+     */
     public static Call slide(Defaults defaults, String key, List<Window> windows, SlideOptions options) {
         checkOptions(options);
         if (windows == null || windows.isEmpty()) {
@@ -65,7 +85,17 @@ public final class Commands {
         return call(args, key, options, policies);
     }
 
-    /** WINLIMIT.FIXED[_RO] key window_ms limit [COST n | REFUND n] [BLOCK ms] [ALIGN]. */
+    /**
+     * WINLIMIT.FIXED[_RO] key window_ms limit [COST n | REFUND n] [BLOCK ms] [ALIGN].
+     *
+     * @param defaults the limiter's name and BLOCK
+     * @param key the limit's key
+     * @param windowMs the window, in ms
+     * @param limit the units the window holds
+     * @param options the call's options
+     * @return the call, its policies named
+     * @throws IllegalArgumentException for a null key or options, or a bad name
+     */
     public static Call fixed(Defaults defaults, String key, long windowMs, long limit, FixedOptions options) {
         checkOptions(options);
         List<String> args = start(Command.FIXED.command(), key, options.peek());
@@ -78,7 +108,17 @@ public final class Commands {
         return call(args, key, options, List.of(new Policy(nameOf(options, defaults), limit, windowMs)));
     }
 
-    /** WINLIMIT.GCRA[_RO] key period_ms limit [BURST n] [COST n | REFUND n] [BLOCK ms]. */
+    /**
+     * WINLIMIT.GCRA[_RO] key period_ms limit [BURST n] [COST n | REFUND n] [BLOCK ms].
+     *
+     * @param defaults the limiter's name and BLOCK
+     * @param key the limit's key
+     * @param periodMs the period, in ms
+     * @param limit the units per period
+     * @param options the call's options
+     * @return the call, its policies named
+     * @throws IllegalArgumentException for a null key or options, or a bad name
+     */
     public static Call gcra(Defaults defaults, String key, long periodMs, long limit, GcraOptions options) {
         checkOptions(options);
         List<String> args = start(Command.GCRA.command(), key, options.peek());
@@ -101,6 +141,13 @@ public final class Commands {
 
     /** What a limiter adds to every call: its name, and the BLOCK of recording calls. */
     public record Defaults(String name, OptionalLong blockMs) {
+        /**
+         * Checks the name.
+         *
+         * @param name the policy name of the header fields
+         * @param blockMs the BLOCK of recording calls, empty for none
+         * @throws IllegalArgumentException for a bad name
+         */
         public Defaults {
             checkName(name);
         }

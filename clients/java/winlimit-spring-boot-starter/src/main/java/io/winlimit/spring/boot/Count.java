@@ -11,7 +11,13 @@ public enum Count {
     /** Requests answered with a status below 400. */
     SUCCESSES;
 
-    /** Whether a request that ended with {@code status} (null: the handler threw) gives its units back. */
+    /**
+     * Whether a request that ended with {@code status} (null: the handler threw) gives its units
+     * back.
+     *
+     * @param status the response's status, or null
+     * @return true if the units are given back
+     */
     public boolean refunds(Integer status) {
         if (this == ALL) {
             return false;

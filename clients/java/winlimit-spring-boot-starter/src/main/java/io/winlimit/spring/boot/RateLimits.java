@@ -22,12 +22,26 @@ public final class RateLimits {
     private final String prefix;
     private final WinlimitMeters meters;
 
+    /**
+     * The policies, with no meters.
+     *
+     * @param limiter the limiter the policies call
+     * @param policies the policies by name (copied)
+     * @param prefix put before every key
+     */
     public RateLimits(AsyncLimiter limiter, Map<String, RatePolicy> policies, String prefix) {
         this(limiter, policies, prefix, WinlimitMeters.NONE);
     }
 
-    /** @param meters what counts each decision of {@link #decide} and {@link #check}, as the web
-     *     requests' decisions are counted */
+    /**
+     * The policies, counted in {@code meters}.
+     *
+     * @param limiter the limiter the policies call
+     * @param policies the policies by name (copied)
+     * @param prefix put before every key
+     * @param meters what counts each decision of {@link #decide} and {@link #check}, as the web
+     *     requests' decisions are counted
+     */
     public RateLimits(AsyncLimiter limiter, Map<String, RatePolicy> policies, String prefix, WinlimitMeters meters) {
         this.limiter = limiter;
         this.policies = Map.copyOf(policies);
@@ -35,7 +49,13 @@ public final class RateLimits {
         this.meters = meters;
     }
 
-    /** The policy of that name; IllegalArgumentException naming the known ones if none. */
+    /**
+     * The policy of that name; IllegalArgumentException naming the known ones if none.
+     *
+     * @param name the policy's name
+     * @return the policy
+     * @throws IllegalArgumentException if no policy has that name
+     */
     public RatePolicy policy(String name) {
         RatePolicy policy = policies.get(name);
         if (policy == null) {
@@ -45,13 +65,25 @@ public final class RateLimits {
         return policy;
     }
 
-    /** Every policy, by name. */
+    /**
+     * Every policy, by name.
+     *
+     * @return the policies, unmodifiable
+     */
     public Map<String, RatePolicy> policies() {
         return policies;
     }
 
-    /** Records one request of {@code key} under {@code policy} and returns the decision,
-     * accepted or not. A failed Redis call throws the core's WinlimitException. */
+    /**
+     * Records one request of {@code key} under {@code policy} and returns the decision,
+     * accepted or not. A failed Redis call throws the core's WinlimitException.
+     *
+     * @param policy the policy's name under winlimit.policies
+     * @param key the key, without the prefix
+     * @return the decision
+     * @throws IllegalArgumentException if no policy has that name
+     * @throws io.winlimit.model.WinlimitException when Redis fails or gives no answer in time
+     */
     public Decision decide(String policy, String key) {
         try {
             return decideAsync(policy, key).toCompletableFuture().join();
@@ -63,8 +95,17 @@ public final class RateLimits {
         }
     }
 
-    /** Records one request of {@code key} under {@code policy}; RateLimitExceededException when
-     * it is over the limit (never in shadow mode). */
+    /**
+     * Records one request of {@code key} under {@code policy}; RateLimitExceededException when
+     * it is over the limit (never in shadow mode).
+     *
+     * @param policy the policy's name under winlimit.policies
+     * @param key the key, without the prefix
+     * @return the decision, an acceptance (or a rejection in shadow mode)
+     * @throws RateLimitExceededException when over the limit
+     * @throws IllegalArgumentException if no policy has that name
+     * @throws io.winlimit.model.WinlimitException when Redis fails or gives no answer in time
+     */
     public Decision check(String policy, String key) {
         Decision decision = decide(policy, key);
         RatePolicy rp = policy(policy);
@@ -74,7 +115,14 @@ public final class RateLimits {
         return decision;
     }
 
-    /** {@link #decide(String, String)}, asynchronously. */
+    /**
+     * {@link #decide(String, String)}, asynchronously.
+     *
+     * @param policy the policy's name under winlimit.policies
+     * @param key the key, without the prefix
+     * @return completes with the decision, or exceptionally with a WinlimitException
+     * @throws IllegalArgumentException if no policy has that name
+     */
     public CompletionStage<Decision> decideAsync(String policy, String key) {
         RatePolicy rp = policy(policy);
         long started = System.nanoTime();
@@ -89,6 +137,11 @@ public final class RateLimits {
         });
     }
 
+    /**
+     * The limiter the policies call.
+     *
+     * @return the limiter
+     */
     public AsyncLimiter limiter() {
         return limiter;
     }

@@ -59,22 +59,49 @@ public final class RatePolicy {
         checkExactLog(maxLimit);
     }
 
-    /** The policy {@code name} of these properties; IllegalArgumentException naming the bad one. */
+    /**
+     * The policy {@code name} of these properties; IllegalArgumentException naming the bad one.
+     *
+     * @param name the policy's name under winlimit.policies
+     * @param properties its properties
+     * @return the checked policy
+     * @throws IllegalArgumentException for a bad property, named with its path
+     */
     public static RatePolicy of(String name, PolicyProperties properties) {
         return new RatePolicy(name, properties, DEFAULT_MAX_LIMIT);
     }
 
-    /** The same, on a server whose winlimit.max-limit is {@code maxLimit}. */
+    /**
+     * The same, on a server whose winlimit.max-limit is {@code maxLimit}.
+     *
+     * @param name the policy's name under winlimit.policies
+     * @param properties its properties
+     * @param maxLimit the server's winlimit.max-limit
+     * @return the checked policy
+     * @throws IllegalArgumentException for a bad property, named with its path
+     */
     public static RatePolicy of(String name, PolicyProperties properties, long maxLimit) {
         return new RatePolicy(name, properties, maxLimit);
     }
 
-    /** Records {@code cost} units for {@code key} (the prefix included). */
+    /**
+     * Records {@code cost} units for {@code key} (the prefix included).
+     *
+     * @param limiter the limiter to call
+     * @param key the key, prefix included
+     * @return completes with the decision, or exceptionally with a WinlimitException
+     */
     public CompletionStage<Decision> check(AsyncLimiter limiter, String key) {
         return call(limiter, key, false);
     }
 
-    /** Gives back the units one {@link #check} took (REFUND), for a request that does not count. */
+    /**
+     * Gives back the units one {@link #check} took (REFUND), for a request that does not count.
+     *
+     * @param limiter the limiter to call
+     * @param key the key, prefix included
+     * @return completes with the decision, or exceptionally with a WinlimitException
+     */
     public CompletionStage<Decision> refund(AsyncLimiter limiter, String key) {
         return call(limiter, key, true);
     }
@@ -196,45 +223,92 @@ public final class RatePolicy {
         return new IllegalArgumentException("winlimit.policies." + policy + "." + property + " " + why);
     }
 
-    /** The policy's name under winlimit.policies: the {@code policy} tag of its meters. */
+    /**
+     * The policy's name under winlimit.policies: the {@code policy} tag of its meters.
+     *
+     * @return the name
+     */
     public String name() {
         return name;
     }
 
-    /** The SpEL key expression, or null for the client's address. */
+    /**
+     * The SpEL key expression, or null for the client's address.
+     *
+     * @return the expression, or null
+     */
     public String key() {
         return key;
     }
 
+    /**
+     * The header fields' style of the policy's answers.
+     *
+     * @return the style
+     */
     public HeaderStyle style() {
         return style;
     }
 
+    /**
+     * Whether a request is let through, without the fields, when Redis fails or is late.
+     *
+     * @return true to fail open, false to answer 503
+     */
     public boolean failOpen() {
         return failOpen;
     }
 
+    /**
+     * Which requests use up the limit.
+     *
+     * @return the rule
+     */
     public Count count() {
         return count;
     }
 
+    /**
+     * Whether rejections are only logged and counted, and every request let through.
+     *
+     * @return true in shadow mode
+     */
     public boolean shadow() {
         return shadow;
     }
 
-    /** How long a request waits for Redis under this policy; null: winlimit.timeout. */
+    /**
+     * How long a request waits for Redis under this policy; null: winlimit.timeout.
+     *
+     * @return the timeout, or null
+     */
     public Duration timeout() {
         return timeout;
     }
 
+    /**
+     * The algorithm that decides.
+     *
+     * @return slide, fixed or gcra
+     */
     public Algorithm algorithm() {
         return algorithm;
     }
 
+    /**
+     * The (window, limit) pairs.
+     *
+     * @return the windows, unmodifiable
+     */
     public List<Window> windows() {
         return windows;
     }
 
+    /**
+     * The units one request takes (COST).
+     *
+     * @return the cost, 1 or more
+     */
     public long cost() {
         return cost;
     }

@@ -29,13 +29,21 @@ import java.lang.annotation.Target;
 @Repeatable(RateLimit.List.class)
 public @interface RateLimit {
 
-    /** The policy's name under {@code winlimit.policies}. */
+    /**
+     * The policy's name under {@code winlimit.policies}.
+     *
+     * @return the policy's name
+     */
     String value();
 
-    /** A SpEL key for this method instead of the policy's: {@code #name} is the handler
+    /**
+     * A SpEL key for this method instead of the policy's: {@code #name} is the handler
      * method's argument of that name as Spring resolved it (a path variable, a request body,
      * a {@code Principal}, ...), {@code #request} the request, {@code @bean} a bean. Empty: the
-     * policy's key. */
+     * policy's key.
+     *
+     * @return the expression, or empty
+     */
     String key() default "";
 
     /** Several {@code @RateLimit}s on one method or class (written for you by the compiler). */
@@ -43,6 +51,11 @@ public @interface RateLimit {
     @Retention(RetentionPolicy.RUNTIME)
     @Documented
     @interface List {
+        /**
+         * The annotations, in the order written.
+         *
+         * @return the annotations
+         */
         RateLimit[] value();
     }
 }

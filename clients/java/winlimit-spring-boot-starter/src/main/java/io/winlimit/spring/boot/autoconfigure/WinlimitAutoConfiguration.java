@@ -39,8 +39,15 @@ import io.winlimit.springdata.SpringDataExecutor;
 @EnableConfigurationProperties(WinlimitProperties.class)
 public class WinlimitAutoConfiguration {
 
-    /** The limiter every policy calls: the application's connection factory, its timeout
-     * {@code winlimit.timeout}, its backend {@code winlimit.backend}. */
+    /**
+     * The limiter every policy calls: the application's connection factory, its timeout
+     * {@code winlimit.timeout}, its backend {@code winlimit.backend}.
+     *
+     * @param factory the application's connection factory
+     * @param properties winlimit.*
+     * @param meters the application's meters, if any
+     * @return the limiter
+     */
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnBean(RedisConnectionFactory.class)
@@ -66,7 +73,12 @@ public class WinlimitAutoConfiguration {
         return new AsyncLimiter(new SpringDataExecutor(factory), config, listener);
     }
 
-    /** The same limiter, blocking, for calls from code. */
+    /**
+     * The same limiter, blocking, for calls from code.
+     *
+     * @param limiter the asynchronous limiter
+     * @return its blocking view
+     */
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnBean(AsyncLimiter.class)
@@ -74,7 +86,15 @@ public class WinlimitAutoConfiguration {
         return limiter.sync();
     }
 
-    /** The named policies, each checked now. */
+    /**
+     * The named policies, each checked now.
+     *
+     * @param limiter the limiter the policies call
+     * @param properties winlimit.*
+     * @param meters the application's meters, if any
+     * @return the policies
+     * @throws IllegalArgumentException for a bad policy, which stops the start
+     */
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnBean(AsyncLimiter.class)

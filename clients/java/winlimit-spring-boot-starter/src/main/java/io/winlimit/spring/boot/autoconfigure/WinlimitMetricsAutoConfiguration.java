@@ -21,6 +21,12 @@ import io.winlimit.spring.boot.internal.metrics.MicrometerWinlimitMeters;
 @ConditionalOnBean(MeterRegistry.class)
 public class WinlimitMetricsAutoConfiguration {
 
+    /**
+     * The meters of the web limiting and the limiter, in the application's registry.
+     *
+     * @param registry the application's registry
+     * @return the meters
+     */
     @Bean
     @ConditionalOnMissingBean
     public WinlimitMeters winlimitMeters(MeterRegistry registry) {

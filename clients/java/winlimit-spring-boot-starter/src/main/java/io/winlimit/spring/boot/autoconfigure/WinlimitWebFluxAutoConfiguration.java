@@ -37,17 +37,39 @@ import io.winlimit.spring.boot.web.reactive.ReactiveRejectionHandler;
 @ConditionalOnProperty(prefix = "winlimit", name = "enabled", matchIfMissing = true)
 public class WinlimitWebFluxAutoConfiguration {
 
+    /**
+     * How a rejection is answered: 429 with the fields; an application's own bean replaces it.
+     *
+     * @return the handler
+     */
     @Bean
     @ConditionalOnMissingBean
     public ReactiveRejectionHandler winlimitReactiveRejectionHandler() {
         return ReactiveRejectionHandler.DEFAULT;
     }
 
+    /**
+     * Every @RateLimit handler's policies and key expressions, resolved once per method.
+     *
+     * @param rateLimits the named policies
+     * @param beanFactory for {@code @bean} references in key expressions
+     * @return the handlers
+     */
     @Bean
     public RateLimitedHandlers winlimitReactiveHandlers(RateLimits rateLimits, BeanFactory beanFactory) {
         return new RateLimitedHandlers(rateLimits, new KeyExpressions(beanFactory));
     }
 
+    /**
+     * The request guard: the policies' calls, timeouts, fail open or closed, metrics and shadow
+     * mode, shared by every handler.
+     *
+     * @param limiter the limiter
+     * @param properties winlimit.*
+     * @param meters the application's meters, if any
+     * @return the guard
+     * @throws IllegalStateException over a blocking client (Jedis), with the reason
+     */
     @Bean
     public RequestGuard winlimitReactiveGuard(AsyncLimiter limiter, WinlimitProperties properties,
                                               ObjectProvider<WinlimitMeters> meters) {
@@ -56,7 +78,16 @@ public class WinlimitWebFluxAutoConfiguration {
                 meters.getIfAvailable(() -> WinlimitMeters.NONE), new ShadowLog());
     }
 
-    /** Spring's own adapter is looked up on the first request: it is made after this one. */
+    /**
+     * Spring's own adapter is looked up on the first request: it is made after this one.
+     *
+     * @param spring Spring's own adapter
+     * @param winlimitReactiveGuard the request guard
+     * @param winlimitReactiveHandlers the rate-limited handlers
+     * @param rejection how a rejection is answered
+     * @param properties winlimit.*
+     * @return the adapter that checks before Spring's runs the handler
+     */
     @Bean
     public RateLimitHandlerAdapter winlimitRateLimitHandlerAdapter(ObjectProvider<RequestMappingHandlerAdapter> spring,
                                                                    RequestGuard winlimitReactiveGuard,
@@ -67,12 +98,23 @@ public class WinlimitWebFluxAutoConfiguration {
                 winlimitReactiveHandlers, rejection, properties.getIpv6Subnet());
     }
 
+    /**
+     * Answers a RateLimitExceededException thrown by a handler: 429 with its fields.
+     *
+     * @param rejection how a rejection is answered
+     * @return the exception handler
+     */
     @Bean
     public RateLimitExceededHandler winlimitRateLimitExceededHandler(ReactiveRejectionHandler rejection) {
         return new RateLimitExceededHandler(rejection);
     }
 
-    /** Every @RateLimit handler's policy and key, checked once the handlers are mapped. */
+    /**
+     * Every @RateLimit handler's policy and key, checked once the handlers are mapped.
+     *
+     * @param winlimitReactiveHandlers the rate-limited handlers
+     * @return the listener; a bad policy name or key stops the start
+     */
     @Bean
     public ApplicationListener<ContextRefreshedEvent> winlimitReactiveStartupCheck(RateLimitedHandlers winlimitReactiveHandlers) {
         return event -> event.getApplicationContext().getBeansOfType(RequestMappingInfoHandlerMapping.class).values()

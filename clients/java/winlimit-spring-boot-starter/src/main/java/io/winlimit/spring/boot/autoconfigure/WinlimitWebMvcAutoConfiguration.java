@@ -36,17 +36,38 @@ import io.winlimit.spring.boot.internal.web.servlet.SettlingFilter;
 @ConditionalOnProperty(prefix = "winlimit", name = "enabled", matchIfMissing = true)
 public class WinlimitWebMvcAutoConfiguration {
 
+    /**
+     * How a rejection is answered: 429 with the fields; an application's own bean replaces it.
+     *
+     * @return the handler
+     */
     @Bean
     @ConditionalOnMissingBean
     public ServletRejectionHandler winlimitServletRejectionHandler() {
         return ServletRejectionHandler.DEFAULT;
     }
 
+    /**
+     * Every @RateLimit handler's policies and key expressions, resolved once per method.
+     *
+     * @param rateLimits the named policies
+     * @param beanFactory for {@code @bean} references in key expressions
+     * @return the handlers
+     */
     @Bean
     public RateLimitedHandlers winlimitServletHandlers(RateLimits rateLimits, BeanFactory beanFactory) {
         return new RateLimitedHandlers(rateLimits, new KeyExpressions(beanFactory));
     }
 
+    /**
+     * The request guard: the policies' calls, timeouts, fail open or closed, metrics and shadow
+     * mode, shared by every handler.
+     *
+     * @param limiter the limiter
+     * @param properties winlimit.*
+     * @param meters the application's meters, if any
+     * @return the guard
+     */
     @Bean
     public RequestGuard winlimitServletGuard(AsyncLimiter limiter, WinlimitProperties properties,
                                              ObjectProvider<WinlimitMeters> meters) {
@@ -54,6 +75,14 @@ public class WinlimitWebMvcAutoConfiguration {
                 meters.getIfAvailable(() -> WinlimitMeters.NONE), new ShadowLog());
     }
 
+    /**
+     * The interceptor around every @RateLimit handler method.
+     *
+     * @param winlimitServletGuard the request guard
+     * @param handlers the rate-limited handlers
+     * @param properties winlimit.*
+     * @return the interceptor
+     */
     @Bean
     public RateLimitMethodInterceptor winlimitRateLimitMethodInterceptor(RequestGuard winlimitServletGuard,
                                                                          RateLimitedHandlers handlers,
@@ -61,23 +90,44 @@ public class WinlimitWebMvcAutoConfiguration {
         return new RateLimitMethodInterceptor(winlimitServletGuard, handlers, properties.getIpv6Subnet());
     }
 
-    /** Static: a post-processor is made before the other beans, and must not make this class early. */
+    /**
+     * Static: a post-processor is made before the other beans, and must not make this class early.
+     *
+     * @return the post-processor that advises @RateLimit beans
+     */
     @Bean
     public static RateLimitAdvisingPostProcessor winlimitRateLimitAdvisingPostProcessor() {
         return new RateLimitAdvisingPostProcessor();
     }
 
+    /**
+     * Settles each limited request once its status is known (the refunds of {@code count}).
+     *
+     * @param winlimitServletGuard the request guard
+     * @return the filter
+     */
     @Bean
     public SettlingFilter winlimitSettlingFilter(RequestGuard winlimitServletGuard) {
         return new SettlingFilter(winlimitServletGuard);
     }
 
+    /**
+     * Answers a RateLimitExceededException thrown by a handler: 429 with its fields.
+     *
+     * @param rejection how a rejection is answered
+     * @return the resolver
+     */
     @Bean
     public RateLimitExceededResolver winlimitRateLimitExceededResolver(ServletRejectionHandler rejection) {
         return new RateLimitExceededResolver(rejection);
     }
 
-    /** Every @RateLimit handler's policy and key, checked once the handlers are mapped. */
+    /**
+     * Every @RateLimit handler's policy and key, checked once the handlers are mapped.
+     *
+     * @param handlers the rate-limited handlers
+     * @return the listener; a bad policy name or key stops the start
+     */
     @Bean
     public ApplicationListener<ContextRefreshedEvent> winlimitServletStartupCheck(RateLimitedHandlers handlers) {
         return event -> event.getApplicationContext().getBeansOfType(RequestMappingInfoHandlerMapping.class).values()

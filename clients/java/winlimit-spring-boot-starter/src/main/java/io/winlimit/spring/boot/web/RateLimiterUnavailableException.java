@@ -8,6 +8,11 @@ package io.winlimit.spring.boot.web;
 public class RateLimiterUnavailableException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
+    /**
+     * The exception of a check that failed closed.
+     *
+     * @param policy the policy's name, for the message
+     */
     public RateLimiterUnavailableException(String policy) {
         super("rate limiter unavailable (policy " + policy + ")");
     }

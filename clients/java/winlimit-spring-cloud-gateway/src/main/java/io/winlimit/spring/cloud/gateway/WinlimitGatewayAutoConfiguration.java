@@ -45,8 +45,17 @@ import reactor.core.publisher.Mono;
 public class WinlimitGatewayAutoConfiguration {
     private static final String REQUEST_RATE_LIMITER = "RequestRateLimiter";
 
-    /** Primary: the gateway also makes its RedisRateLimiter (its condition looks for that type
-     * only), and the RequestRateLimiter filter takes the one RateLimiter it is given. */
+    /**
+     * Primary: the gateway also makes its RedisRateLimiter (its condition looks for that type
+     * only), and the RequestRateLimiter filter takes the one RateLimiter it is given.
+     *
+     * @param limiter the starter's limiter
+     * @param properties winlimit.*
+     * @param meters the application's meters, if any
+     * @param configurationService the gateway's, which binds each route's arguments
+     * @return the rate limiter
+     * @throws IllegalStateException over a blocking client (Jedis), with the reason
+     */
     @Bean
     @Primary
     @ConditionalOnMissingBean
@@ -58,7 +67,13 @@ public class WinlimitGatewayAutoConfiguration {
         return new WinlimitRateLimiter(limiter, guard, configurationService.getIfAvailable(), properties.getMaxLimit());
     }
 
-    /** The client's address as the key, as the other winlimit middleware have it. */
+    /**
+     * The client's address as the key, as the other winlimit middleware have it.
+     *
+     * @param properties winlimit.* (its ipv6-subnet)
+     * @return the resolver; empty for a request without a remote address
+     * @throws IllegalArgumentException for an ipv6-subnet outside 1 to 128
+     */
     @Bean
     @ConditionalOnMissingBean(KeyResolver.class)
     public KeyResolver winlimitAddressKeyResolver(WinlimitProperties properties) {
@@ -73,8 +88,14 @@ public class WinlimitGatewayAutoConfiguration {
         };
     }
 
-    /** Binds and checks every route's RequestRateLimiter arguments now: a bad one stops the
-     * start (the gateway itself would log it and drop the route's limit, or ignore it). */
+    /**
+     * Binds and checks every route's RequestRateLimiter arguments now: a bad one stops the
+     * start (the gateway itself would log it and drop the route's limit, or ignore it).
+     *
+     * @param winlimitRateLimiter the rate limiter the routes' arguments are bound to
+     * @param routes the gateway's route locators
+     * @return the listener
+     */
     @Bean
     public ApplicationListener<ContextRefreshedEvent> winlimitGatewayRoutesCheck(WinlimitRateLimiter winlimitRateLimiter,
                                                                                  ObjectProvider<RouteDefinitionLocator> routes) {

@@ -52,11 +52,27 @@ public class WinlimitRateLimiter extends AbstractRateLimiter<WinlimitRateLimiter
     private final Map<String, RatePolicy> policies = new ConcurrentHashMap<>();
     private final long maxLimit;
 
+    /**
+     * A limiter whose slide routes may go up to the module's default winlimit.max-limit.
+     *
+     * @param limiter the limiter; it must have a reactive view
+     * @param guard the request guard: the calls, timeouts, fail open or closed, metrics
+     * @param configurationService the gateway's, which binds each route's arguments
+     * @throws IllegalStateException over a blocking client (Jedis), with the reason
+     */
     public WinlimitRateLimiter(AsyncLimiter limiter, RequestGuard guard, ConfigurationService configurationService) {
         this(limiter, guard, configurationService, RatePolicy.DEFAULT_MAX_LIMIT);
     }
 
-    /** @param maxLimit the server's winlimit.max-limit: a slide route above it is refused at start */
+    /**
+     * A limiter for a server whose winlimit.max-limit is {@code maxLimit}.
+     *
+     * @param limiter the limiter; it must have a reactive view
+     * @param guard the request guard: the calls, timeouts, fail open or closed, metrics
+     * @param configurationService the gateway's, which binds each route's arguments
+     * @param maxLimit the server's winlimit.max-limit: a slide route above it is refused at start
+     * @throws IllegalStateException over a blocking client (Jedis), with the reason
+     */
     public WinlimitRateLimiter(AsyncLimiter limiter, RequestGuard guard, ConfigurationService configurationService,
                                long maxLimit) {
         super(Config.class, CONFIGURATION_PROPERTY_NAME, configurationService);
@@ -135,25 +151,55 @@ public class WinlimitRateLimiter extends AbstractRateLimiter<WinlimitRateLimiter
             }
         }
 
+        /**
+         * The algorithm: slide (exact sliding window, several windows), fixed (one fixed window) or
+         * gcra (token bucket: one window is the period, its limit the rate).
+         *
+         * @return the algorithm
+         */
         public Algorithm getAlgorithm() {
             return algorithm;
         }
 
+        /**
+         * The algorithm: slide (exact sliding window, several windows), fixed (one fixed window) or
+         * gcra (token bucket: one window is the period, its limit the rate).
+         *
+         * @param algorithm the algorithm
+         * @return this configuration, for the Java DSL
+         */
         public Config setAlgorithm(Algorithm algorithm) {
             this.algorithm = algorithm;
             return this;
         }
 
+        /**
+         * The (window, limit) pairs: slide takes up to 8, fixed and gcra exactly one.
+         *
+         * @return the pairs
+         */
         public List<PolicyProperties.WindowProperties> getWindows() {
             return windows;
         }
 
+        /**
+         * The (window, limit) pairs: slide takes up to 8, fixed and gcra exactly one.
+         *
+         * @param windows the pairs
+         * @return this configuration, for the Java DSL
+         */
         public Config setWindows(List<PolicyProperties.WindowProperties> windows) {
             this.windows = windows;
             return this;
         }
 
-        /** A window of {@code limit} per {@code window}, for routes written in the Java DSL. */
+        /**
+         * A window of {@code limit} per {@code window}, for routes written in the Java DSL.
+         *
+         * @param window the window's length
+         * @param limit the units allowed per window
+         * @return this configuration
+         */
         public Config window(Duration window, long limit) {
             PolicyProperties.WindowProperties w = new PolicyProperties.WindowProperties();
             w.setWindow(window);
@@ -162,64 +208,147 @@ public class WinlimitRateLimiter extends AbstractRateLimiter<WinlimitRateLimiter
             return this;
         }
 
+        /**
+         * Units one request takes (COST).
+         *
+         * @return the units
+         */
         public long getCost() {
             return cost;
         }
 
+        /**
+         * Units one request takes (COST).
+         *
+         * @param cost the units
+         * @return this configuration, for the Java DSL
+         */
         public Config setCost(long cost) {
             this.cost = cost;
             return this;
         }
 
+        /**
+         * GCRA: the bucket's capacity (BURST); null for the limit.
+         *
+         * @return the capacity, or null
+         */
         public Long getBurst() {
             return burst;
         }
 
+        /**
+         * GCRA: the bucket's capacity (BURST); null for the limit.
+         *
+         * @param burst the capacity, or null
+         * @return this configuration, for the Java DSL
+         */
         public Config setBurst(Long burst) {
             this.burst = burst;
             return this;
         }
 
+        /**
+         * Slide: count per bucket of this length instead of one entry per unit (BUCKET).
+         *
+         * @return the bucket's length, or null
+         */
         public Duration getBucket() {
             return bucket;
         }
 
+        /**
+         * Slide: count per bucket of this length instead of one entry per unit (BUCKET).
+         *
+         * @param bucket the bucket's length, or null
+         * @return this configuration, for the Java DSL
+         */
         public Config setBucket(Duration bucket) {
             this.bucket = bucket;
             return this;
         }
 
+        /**
+         * Whether fixed windows start at multiples of the window since the Unix epoch (ALIGN).
+         *
+         * @return true if so
+         */
         public boolean isAlign() {
             return align;
         }
 
+        /**
+         * Whether fixed windows start at multiples of the window since the Unix epoch (ALIGN).
+         *
+         * @param align true if so
+         * @return this configuration, for the Java DSL
+         */
         public Config setAlign(boolean align) {
             this.align = align;
             return this;
         }
 
+        /**
+         * Whether to let requests through, without the fields, when Redis fails or does not answer
+         * in time (otherwise 503).
+         *
+         * @return true if so
+         */
         public boolean isFailOpen() {
             return failOpen;
         }
 
+        /**
+         * Whether to let requests through, without the fields, when Redis fails or does not answer
+         * in time (otherwise 503).
+         *
+         * @param failOpen true if so
+         * @return this configuration, for the Java DSL
+         */
         public Config setFailOpen(boolean failOpen) {
             this.failOpen = failOpen;
             return this;
         }
 
+        /**
+         * Whether to check and count but let every request through (rejections are logged and
+         * counted).
+         *
+         * @return true if so
+         */
         public boolean isShadow() {
             return shadow;
         }
 
+        /**
+         * Whether to check and count but let every request through (rejections are logged and
+         * counted).
+         *
+         * @param shadow true if so
+         * @return this configuration, for the Java DSL
+         */
         public Config setShadow(boolean shadow) {
             this.shadow = shadow;
             return this;
         }
 
+        /**
+         * The policy's name in RateLimit-Policy and RateLimit; null for "winlimit", or one per
+         * window.
+         *
+         * @return the name, or null
+         */
         public String getName() {
             return name;
         }
 
+        /**
+         * The policy's name in RateLimit-Policy and RateLimit; null for "winlimit", or one per
+         * window.
+         *
+         * @param name the name, or null
+         * @return this configuration, for the Java DSL
+         */
         public Config setName(String name) {
             this.name = name;
             return this;

@@ -42,6 +42,11 @@ public final class MicrometerWinlimitMeters implements WinlimitMeters {
     private final Map<List<String>, Counter> decisions = new ConcurrentHashMap<>();
     private final Map<List<String>, Counter> transitions = new ConcurrentHashMap<>();
 
+    /**
+     * Meters in {@code registry}; the call timer is registered now, the others on first use.
+     *
+     * @param registry the application's registry
+     */
     public MicrometerWinlimitMeters(MeterRegistry registry) {
         this.registry = registry;
         this.callTime = Timer.builder("winlimit.call").description("The time of each call to the backend")

@@ -38,6 +38,11 @@ public final class KeyExpressions {
     private final Map<Method, Map<String, Parsed>> parsed = new ConcurrentHashMap<>();
     private final AtomicLong parses = new AtomicLong();
 
+    /**
+     * Expressions that may name beans of {@code beanFactory} ({@code @bean}).
+     *
+     * @param beanFactory the application's bean factory
+     */
     public KeyExpressions(BeanFactory beanFactory) {
         this.beans = beanFactory == null ? null : new BeanFactoryResolver(beanFactory);
     }
@@ -45,8 +50,16 @@ public final class KeyExpressions {
     /** An expression of a method, with the method's parameter names (null without -parameters). */
     private record Parsed(Expression expression, String[] names) {}
 
-    /** The key {@code text} gives for a call of {@code method} with {@code arguments}; null
-     * leaves the request unlimited. */
+    /**
+     * The key {@code text} gives for a call of {@code method} with {@code arguments}; null
+     * leaves the request unlimited.
+     *
+     * @param method the handler method
+     * @param text the SpEL expression
+     * @param request the request, {@code #request}
+     * @param arguments the method's arguments, as Spring resolved them
+     * @return the key, or null
+     */
     public String key(Method method, String text, Object request, Object[] arguments) {
         Parsed p = parsed(method, text);
         StandardEvaluationContext context = new StandardEvaluationContext();
@@ -61,8 +74,14 @@ public final class KeyExpressions {
         return value == null ? null : value.toString();
     }
 
-    /** Checks {@code text} for {@code method} at startup: it parses, and every {@code #name}
-     * is {@code #request} or an argument of the method. */
+    /**
+     * Checks {@code text} for {@code method} at startup: it parses, and every {@code #name}
+     * is {@code #request} or an argument of the method.
+     *
+     * @param method the handler method
+     * @param text the SpEL expression
+     * @throws IllegalStateException naming the method and the bad part, which stops the start
+     */
     public void check(Method method, String text) {
         Parsed p = parsed(method, text);
         Set<String> known = new TreeSet<>(BUILT_IN);
@@ -82,8 +101,12 @@ public final class KeyExpressions {
         }
     }
 
-    /** How many expressions were parsed so far: one per method and expression, however many
-     * requests evaluated them. */
+    /**
+     * How many expressions were parsed so far: one per method and expression, however many
+     * requests evaluated them.
+     *
+     * @return the count, for tests of the cache
+     */
     public long parses() {
         return parses.get();
     }

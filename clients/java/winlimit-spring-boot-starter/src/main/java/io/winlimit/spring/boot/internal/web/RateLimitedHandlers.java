@@ -23,6 +23,12 @@ public final class RateLimitedHandlers {
     private final KeyExpressions keys;
     private final Map<Method, List<Limit>> limits = new ConcurrentHashMap<>();
 
+    /**
+     * Handlers limited by the named policies.
+     *
+     * @param rateLimits the named policies
+     * @param keys the key expressions
+     */
     public RateLimitedHandlers(RateLimits rateLimits, KeyExpressions keys) {
         this.rateLimits = rateLimits;
         this.keys = keys;
@@ -31,7 +37,14 @@ public final class RateLimitedHandlers {
     /** One @RateLimit of a method: its policy and key expression (null: the client's address). */
     public record Limit(RatePolicy policy, String expression) {}
 
-    /** The method's @RateLimits in the order written, its class's if it has none; empty if neither has one. */
+    /**
+     * The method's @RateLimits in the order written, its class's if it has none; empty if neither
+     * has one.
+     *
+     * @param method the handler method
+     * @param beanType the bean's class (the method's class or a subclass)
+     * @return the annotations
+     */
     public static List<RateLimit> annotations(Method method, Class<?> beanType) {
         Set<RateLimit> own = AnnotatedElementUtils.findMergedRepeatableAnnotations(method, RateLimit.class);
         if (!own.isEmpty()) {
@@ -40,7 +53,14 @@ public final class RateLimitedHandlers {
         return List.copyOf(AnnotatedElementUtils.findMergedRepeatableAnnotations(beanType, RateLimit.class));
     }
 
-    /** The limits of a handler method (empty: not limited). */
+    /**
+     * The limits of a handler method (empty: not limited).
+     *
+     * @param method the handler method
+     * @param beanType the bean's class (the method's class or a subclass)
+     * @return the limits, read once per method
+     * @throws IllegalArgumentException for a policy name that is not configured
+     */
     public List<Limit> limits(Method method, Class<?> beanType) {
         return limits.computeIfAbsent(method, m -> {
             List<Limit> out = new ArrayList<>();
@@ -52,8 +72,17 @@ public final class RateLimitedHandlers {
         });
     }
 
-    /** The checks of a call of {@code method} with these resolved {@code arguments}: a limit
-     * whose key is null is left out. {@code address} gives the client's address key. */
+    /**
+     * The checks of a call of {@code method} with these resolved {@code arguments}: a limit
+     * whose key is null is left out. {@code address} gives the client's address key.
+     *
+     * @param method the handler method
+     * @param beanType the bean's class (the method's class or a subclass)
+     * @param request the request, {@code #request}
+     * @param arguments the method's arguments, as Spring resolved them
+     * @param address the client's address key of the request
+     * @return the checks, in the order of the annotations
+     */
     public List<RequestGuard.Check> checks(Method method, Class<?> beanType, Object request, Object[] arguments,
                                            Function<Object, String> address) {
         List<RequestGuard.Check> out = new ArrayList<>();
@@ -67,8 +96,14 @@ public final class RateLimitedHandlers {
         return out;
     }
 
-    /** Checks a handler at startup: it can be subclassed, its policies exist, its key
-     * expressions parse and name only its arguments and #request. */
+    /**
+     * Checks a handler at startup: it can be subclassed, its policies exist, its key
+     * expressions parse and name only its arguments and #request.
+     *
+     * @param method the handler method
+     * @param beanType the bean's class (the method's class or a subclass)
+     * @throws IllegalStateException naming what is wrong, which stops the start
+     */
     public void check(Method method, Class<?> beanType) {
         List<RateLimit> annotations = annotations(method, beanType);
         String why = annotations.isEmpty() ? null : whyNotOverridable(beanType, method);
@@ -105,6 +140,11 @@ public final class RateLimitedHandlers {
         return null;
     }
 
+    /**
+     * The key expressions.
+     *
+     * @return the expressions
+     */
     public KeyExpressions keys() {
         return keys;
     }

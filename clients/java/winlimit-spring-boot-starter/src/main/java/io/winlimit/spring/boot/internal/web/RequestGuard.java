@@ -39,6 +39,15 @@ public final class RequestGuard {
     private final WinlimitMeters meters;
     private final ShadowLog shadowLog;
 
+    /**
+     * A guard over {@code limiter}.
+     *
+     * @param limiter the limiter the policies call
+     * @param prefix put before every key
+     * @param timeout how long a check waits unless its policy says otherwise (winlimit.timeout)
+     * @param meters what counts the decisions and failures
+     * @param shadowLog the log of the rejections shadow mode lets through
+     */
     public RequestGuard(AsyncLimiter limiter, String prefix, Duration timeout, WinlimitMeters meters, ShadowLog shadowLog) {
         this.limiter = limiter;
         this.prefix = prefix;
@@ -50,9 +59,14 @@ public final class RequestGuard {
     /** One limit of a request: its policy, and its key without the prefix. */
     public record Check(RatePolicy policy, String key) {}
 
-    /** The verdicts on a request's limits, decided one after another in the order given: the
+    /**
+     * The verdicts on a request's limits, decided one after another in the order given: the
      * first that does not let the request through (429 or 503) is the last, as a stack of the
-     * other clients' middleware decides. Empty when there is nothing to check. */
+     * other clients' middleware decides. Empty when there is nothing to check.
+     *
+     * @param checks the request's limits, in order
+     * @return completes with the verdicts; exceptionally only with an error that is not Redis's
+     */
     public CompletableFuture<List<Verdict>> decideAll(List<Check> checks) {
         CompletableFuture<List<Verdict>> out = CompletableFuture.completedFuture(new ArrayList<>());
         for (Check check : checks) {
@@ -69,8 +83,13 @@ public final class RequestGuard {
         return out;
     }
 
-    /** The response fields of every verdict decided, merged in order by each one's style
-     * (draft-11 lists every policy; clients/spec/header_styles.json). */
+    /**
+     * The response fields of every verdict decided, merged in order by each one's style
+     * (draft-11 lists every policy; clients/spec/header_styles.json).
+     *
+     * @param verdicts the verdicts, in order
+     * @return the fields to send, by name
+     */
     public static Map<String, String> fields(List<Verdict> verdicts) {
         Map<String, String> on = new LinkedHashMap<>();
         for (Verdict verdict : verdicts) {
@@ -81,7 +100,14 @@ public final class RequestGuard {
         return on;
     }
 
-    /** The verdict on a request whose key is {@code key} (without the prefix) under {@code policy}. */
+    /**
+     * The verdict on a request whose key is {@code key} (without the prefix) under {@code policy}.
+     *
+     * @param policy the policy
+     * @param key the key, without the prefix
+     * @return completes with the verdict (503 or let through when Redis fails); exceptionally
+     *     only with an error that is not Redis's
+     */
     public CompletableFuture<Verdict> decide(RatePolicy policy, String key) {
         String full = prefix + key;
         long started = System.nanoTime();
@@ -104,7 +130,12 @@ public final class RequestGuard {
         });
     }
 
-    /** The verdicts, waited for on this thread (the servlet stack's): at most the timeout each. */
+    /**
+     * The verdicts, waited for on this thread (the servlet stack's): at most the timeout each.
+     *
+     * @param checks the request's limits, in order
+     * @return the verdicts
+     */
     public List<Verdict> decideNow(List<Check> checks) {
         try {
             return decideAll(checks).get();
@@ -123,9 +154,15 @@ public final class RequestGuard {
         }
     }
 
-    /** Once the response's status is known (null: the handler threw): gives the request's units
+    /**
+     * Once the response's status is known (null: the handler threw): gives the request's units
      * back when it does not count under the policy. A refund that fails is logged: the response
-     * is already decided. */
+     * is already decided.
+     *
+     * @param verdict the request's verdict
+     * @param status the response's status, or null
+     * @return completes once the refund, if any, is answered or has failed
+     */
     public CompletableFuture<Void> settle(Verdict verdict, Integer status) {
         Decision decision = verdict.decision();
         if (decision == null || !decision.allowed() || !verdict.policy().count().refunds(status)) {
@@ -190,7 +227,12 @@ public final class RequestGuard {
         return error.getClass().getSimpleName();
     }
 
-    /** Whether {@code error} is Redis failing (so the policy fails open or closed), not a bug. */
+    /**
+     * Whether {@code error} is Redis failing (so the policy fails open or closed), not a bug.
+     *
+     * @param error the check's error, unwrapped
+     * @return true for Redis failing or late
+     */
     public static boolean isRedisFailure(Throwable error) {
         return error instanceof WinlimitException || error instanceof TimeoutException
                 || error instanceof CheckTimedOutException || error instanceof java.io.IOException

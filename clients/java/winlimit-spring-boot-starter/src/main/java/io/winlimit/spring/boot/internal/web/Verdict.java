@@ -11,14 +11,29 @@ import java.util.Map;
  */
 public record Verdict(int status, Map<String, String> headers, Decision decision, RatePolicy policy, String key) {
 
+    /**
+     * Whether the request goes on to its handler.
+     *
+     * @return true for status 200
+     */
     public boolean passes() {
         return status == 200;
     }
 
+    /**
+     * Whether the request is over a limit.
+     *
+     * @return true for status 429
+     */
     public boolean rejected() {
         return status == 429;
     }
 
+    /**
+     * Whether Redis failed and the policy fails closed.
+     *
+     * @return true for status 503
+     */
     public boolean unavailable() {
         return status == 503;
     }

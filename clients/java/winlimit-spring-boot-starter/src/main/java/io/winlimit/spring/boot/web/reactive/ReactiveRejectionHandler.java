@@ -16,12 +16,26 @@ import reactor.core.publisher.Mono;
 @FunctionalInterface
 public interface ReactiveRejectionHandler {
 
+    /**
+     * Answers a rejected request; called on the event loop, so it must not block.
+     *
+     * @param exchange the request and its response, which has the fields already
+     * @param decision the rejection
+     * @return completes when the response is written
+     */
     Mono<Void> reject(ServerWebExchange exchange, Decision decision);
 
     /** 429 with the text "Too Many Requests". */
     ReactiveRejectionHandler DEFAULT = (exchange, decision) -> text(exchange.getResponse(), 429, "Too Many Requests");
 
-    /** Answers {@code status} with a short plain text. */
+    /**
+     * Answers {@code status} with a short plain text.
+     *
+     * @param response the response
+     * @param status the HTTP status
+     * @param text the body, sent as UTF-8 text/plain
+     * @return completes when the body is written
+     */
     static Mono<Void> text(ServerHttpResponse response, int status, String text) {
         response.setStatusCode(HttpStatusCode.valueOf(status));
         response.getHeaders().setContentType(new MediaType("text", "plain", StandardCharsets.UTF_8));

@@ -15,6 +15,11 @@ import reactor.core.publisher.Mono;
 public final class RateLimitExceededHandler implements WebExceptionHandler, Ordered {
     private final ReactiveRejectionHandler rejection;
 
+    /**
+     * A handler answering as {@code rejection} does.
+     *
+     * @param rejection how a rejection is answered
+     */
     public RateLimitExceededHandler(ReactiveRejectionHandler rejection) {
         this.rejection = rejection;
     }

@@ -45,6 +45,15 @@ public final class RateLimitHandlerAdapter implements HandlerAdapter, Ordered {
     private final int ipv6Subnet;
     private final StandIns standIns = new StandIns();
 
+    /**
+     * An adapter that checks a handler's limits, then hands the request to Spring's own.
+     *
+     * @param spring Spring's adapter, looked up on the first request
+     * @param guard the request guard
+     * @param handlers the rate-limited handlers
+     * @param rejection how a rejection is answered
+     * @param ipv6Subnet the bits of an IPv6 client address that make its default key
+     */
     public RateLimitHandlerAdapter(Supplier<RequestMappingHandlerAdapter> spring, RequestGuard guard,
                                    RateLimitedHandlers handlers, ReactiveRejectionHandler rejection, int ipv6Subnet) {
         this.spring = spring;

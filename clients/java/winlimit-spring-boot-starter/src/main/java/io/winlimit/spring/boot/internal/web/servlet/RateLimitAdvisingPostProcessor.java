@@ -21,6 +21,7 @@ import io.winlimit.spring.boot.internal.web.RateLimitedHandlers;
 public final class RateLimitAdvisingPostProcessor extends AbstractBeanFactoryAwareAdvisingPostProcessor {
     private static final long serialVersionUID = 1L;
 
+    /** A post-processor proxying by class, since controllers' mappings are read from the class. */
     public RateLimitAdvisingPostProcessor() {
         setProxyTargetClass(true); // controllers are classes; their mappings are read from the class
         setBeforeExistingAdvisors(true);

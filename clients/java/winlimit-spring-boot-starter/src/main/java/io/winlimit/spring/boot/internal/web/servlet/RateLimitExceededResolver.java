@@ -20,6 +20,11 @@ import io.winlimit.spring.boot.web.RateLimiterUnavailableException;
 public final class RateLimitExceededResolver implements HandlerExceptionResolver, Ordered {
     private final ServletRejectionHandler rejection;
 
+    /**
+     * A resolver answering as {@code rejection} does.
+     *
+     * @param rejection how a rejection is answered
+     */
     public RateLimitExceededResolver(ServletRejectionHandler rejection) {
         this.rejection = rejection;
     }

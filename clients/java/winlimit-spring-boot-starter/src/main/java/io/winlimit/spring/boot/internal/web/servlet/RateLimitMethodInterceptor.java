@@ -39,6 +39,13 @@ public final class RateLimitMethodInterceptor implements MethodInterceptor {
     private final RateLimitedHandlers handlers;
     private final int ipv6Subnet;
 
+    /**
+     * An interceptor checking each call's limits before the method runs.
+     *
+     * @param guard the request guard
+     * @param handlers the rate-limited handlers
+     * @param ipv6Subnet the bits of an IPv6 client address that make its default key
+     */
     public RateLimitMethodInterceptor(RequestGuard guard, RateLimitedHandlers handlers, int ipv6Subnet) {
         this.guard = guard;
         this.handlers = handlers;

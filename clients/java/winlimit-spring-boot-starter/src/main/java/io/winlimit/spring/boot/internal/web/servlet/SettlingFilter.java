@@ -26,6 +26,11 @@ import io.winlimit.spring.boot.internal.web.Verdict;
 public final class SettlingFilter extends OncePerRequestFilter {
     private final RequestGuard guard;
 
+    /**
+     * A filter settling each limited request through {@code guard}.
+     *
+     * @param guard the request guard
+     */
     public SettlingFilter(RequestGuard guard) {
         this.guard = guard;
     }
