@@ -291,6 +291,8 @@ public final class AsyncLimiter {
             return refused(call, policy, breaker);
         }
         Deciding deciding = new Deciding(this, call, policy, breaker, action);
+        // The common case, a node known to serve the module: the call's own object sends the
+        // line, with no stage between; otherwise the backends detect, load or choose first.
         RedisCommand direct = backends.direct(call);
         if (direct != null) {
             deciding.start(executor, direct, timeoutMs);
