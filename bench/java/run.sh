@@ -2,7 +2,8 @@
 # make bench-java: JMH of Limiter.fixed against a bare Lettuce dispatch of the same
 # WINLIMIT.FIXED line, sync and async, with allocations per call (-prof gc), on a redis-server
 # with the module from .cache/ on a free loopback port, stopped by its PID. Needs winlimit-core
-# installed in ~/.m2 (make bench-java installs it first). Raw JMH results go to
+# installed in the local Maven repository (make bench-java installs it first): ~/.m2, or the one
+# MAVEN_OPTS=-Dmaven.repo.local=... names, which every mvn here and in make bench-java honours. Raw JMH results go to
 # bench/results/java-overhead.json; bench/results/java-overhead.md is written from them by hand.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)

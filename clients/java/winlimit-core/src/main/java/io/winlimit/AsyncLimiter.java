@@ -6,6 +6,7 @@ import io.winlimit.breaker.CircuitBreaker;
 import io.winlimit.internal.breaker.Failures;
 import io.winlimit.internal.library.Backends;
 import io.winlimit.model.Args;
+import io.winlimit.model.Backend;
 import io.winlimit.model.BreakerOpenException;
 import io.winlimit.model.Decision;
 import io.winlimit.model.FixedOptions;
@@ -22,7 +23,7 @@ import io.winlimit.spi.RedisExecutor;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
@@ -46,6 +47,11 @@ public final class AsyncLimiter {
     private final LimiterListener listener;
     private final Breakers breakers;
     private final Fallback fallback;
+    private final long timeoutMs;
+    // The options of the methods without them: immutable, so shared rather than made per call.
+    private static final SlideOptions NO_SLIDE_OPTIONS = SlideOptions.defaults();
+    private static final FixedOptions NO_FIXED_OPTIONS = FixedOptions.defaults();
+    private static final GcraOptions NO_GCRA_OPTIONS = GcraOptions.defaults();
     private static final System.Logger LOG = System.getLogger("winlimit");
 
     /**
@@ -73,6 +79,7 @@ public final class AsyncLimiter {
         this.config = config;
         this.listener = listener;
         this.defaults = new Commands.Defaults(config.name(), config.blockMs());
+        this.timeoutMs = config.timeout().toMillis();
         this.cache = config.cacheRejections() ? new RejectionCache(config.cacheSize()) : null;
         this.fallback = config.fallback().orElse(null);
         this.breakers = new Breakers(config.breaker(), config.breakerClock(), this::breakerChanged);
@@ -138,7 +145,7 @@ public final class AsyncLimiter {
      * @return completes with the decision, or exceptionally with a WinlimitException
      */
     public CompletionStage<Decision> slide(String key, Duration window, long limit) {
-        return slide(key, List.of(Window.of(window, limit)), SlideOptions.defaults());
+        return slide(key, List.of(Window.of(window, limit)), NO_SLIDE_OPTIONS);
     }
 
     /**
@@ -162,7 +169,7 @@ public final class AsyncLimiter {
      * @return completes with the decision, or exceptionally with a WinlimitException
      */
     public CompletionStage<Decision> slide(String key, List<Window> windows) {
-        return slide(key, windows, SlideOptions.defaults());
+        return slide(key, windows, NO_SLIDE_OPTIONS);
     }
 
     /**
@@ -186,7 +193,7 @@ public final class AsyncLimiter {
      * @return completes with the decision, or exceptionally with a WinlimitException
      */
     public CompletionStage<Decision> fixed(String key, Duration window, long limit) {
-        return fixed(key, window, limit, FixedOptions.defaults());
+        return fixed(key, window, limit, NO_FIXED_OPTIONS);
     }
 
     /**
@@ -211,7 +218,7 @@ public final class AsyncLimiter {
      * @return completes with the decision, or exceptionally with a WinlimitException
      */
     public CompletionStage<Decision> gcra(String key, Duration period, long limit) {
-        return gcra(key, period, limit, GcraOptions.defaults());
+        return gcra(key, period, limit, NO_GCRA_OPTIONS);
     }
 
     /**
@@ -278,31 +285,50 @@ public final class AsyncLimiter {
             listener.decided(policy, cached, 0);
             return CompletableFuture.completedFuture(cached);
         }
-        CircuitBreaker breaker = breakers.of(nodeOf(call.key().getBytes(StandardCharsets.UTF_8)));
+        CircuitBreaker breaker = breakers.of(nodeOf(call.keyBytes()));
         CircuitBreaker.Action action = breaker.admit();
         if (action == CircuitBreaker.Action.REFUSE) {
             return refused(call, policy, breaker);
         }
-        long started = System.nanoTime();
-        return backends.answer(call).handle((answer, error) -> {
-            if (error != null) {
-                Throwable cause = Backends.cause(error);
-                boolean counted = Failures.counts(cause);
-                breaker.done(action, counted);
-                listener.failed(policy, cause);
-                if (counted && fallback != null) {
-                    return fromFallback(call, policy);
-                }
-                throw new java.util.concurrent.CompletionException(cause);
-            }
-            breaker.done(action, false);
-            Decision decision = Replies.decision(answer.reply(), call.policies(), answer.backend());
-            if (cache != null) {
-                cache.remember(call, decision);
-            }
-            listener.decided(policy, decision, System.nanoTime() - started);
-            return decision;
-        });
+        Deciding deciding = new Deciding(this, call, policy, breaker, action);
+        // The common case, a node known to serve the module: the call's own object sends the
+        // line, with no stage between; otherwise the backends detect, load or choose first.
+        RedisCommand direct = backends.direct(call);
+        if (direct != null) {
+            deciding.start(executor, direct, timeoutMs);
+        } else {
+            backends.answer(call).whenComplete(deciding::answered);
+        }
+        return deciding;
+    }
+
+    /** A reply's decision: the breaker told of the success, the decision remembered (rejection
+     * cache) and reported. */
+    Decision decided(Deciding d, Object reply, Backend backend) {
+        d.breaker.done(d.action, false);
+        Decision decision = Replies.decision(reply, d.call.policies(), backend);
+        if (cache != null) {
+            cache.remember(d.call, decision);
+        }
+        listener.decided(d.policy, decision, System.nanoTime() - d.started);
+        return decision;
+    }
+
+    /** A failed call: the breaker told (if the error counts), the failure reported; then the
+     * fallback's decision, or the error thrown. */
+    Decision failed(Deciding d, Throwable error) {
+        Throwable cause = Backends.cause(error);
+        boolean counted = Failures.counts(cause);
+        d.breaker.done(d.action, counted);
+        listener.failed(d.policy, cause);
+        if (counted && fallback != null) {
+            return fromFallback(d.call, d.policy);
+        }
+        throw new CompletionException(cause);
+    }
+
+    Backends backends() {
+        return backends;
     }
 
     /** A call while the breaker is open: the fallback's decision, or at once BreakerOpenException. */
@@ -359,25 +385,6 @@ public final class AsyncLimiter {
 
     /** One command through the executor, within the timeout. */
     CompletableFuture<Object> send(RedisCommand command) {
-        CompletableFuture<Object> sent;
-        try {
-            sent = executor.send(command);
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(unavailable(e));
-        }
-        return Timeouts.within(sent, config.timeout().toMillis()).exceptionallyCompose(e -> {
-            Throwable cause = Backends.cause(e);
-            return CompletableFuture.failedFuture(cause instanceof WinlimitException ? cause : unavailable(cause));
-        });
-    }
-
-    private static WinlimitException unavailable(Throwable error) {
-        if (error instanceof WinlimitException w) {
-            return w;
-        }
-        if (error instanceof CancellationException) {
-            return new RedisUnavailableException("the Redis client cancelled the command", error);
-        }
-        return new RedisUnavailableException(String.valueOf(error.getMessage()), error);
+        return new TimedSend.Relay().start(executor, command, timeoutMs);
     }
 }

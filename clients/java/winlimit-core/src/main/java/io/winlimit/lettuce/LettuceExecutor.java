@@ -8,6 +8,7 @@ import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.output.CommandOutput;
 import io.lettuce.core.protocol.AsyncCommand;
 import io.lettuce.core.protocol.Command;
 import io.lettuce.core.protocol.CommandArgs;
@@ -18,6 +19,8 @@ import io.winlimit.model.RedisUnavailableException;
 import io.winlimit.spi.RedisCommand;
 import io.winlimit.spi.RedisExecutor;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
@@ -84,40 +87,88 @@ public final class LettuceExecutor implements RedisExecutor {
                 commandArgs.add(args.get(i));
             }
         }
-        AsyncCommand<byte[], byte[], Object> sent = new AsyncCommand<>(new Command<>(keyword, new ReplyOutput(), commandArgs));
+        Sent sent = new Sent(new Command<>(keyword, new ReplyOutput(), commandArgs));
         ((StatefulConnection) target).dispatch(sent);
-        // The AsyncCommand is the future: cancelling it cancels the command itself, which
-        // Lettuce then never writes if it is still queued.
-        CompletableFuture<Object> out = new CompletableFuture<>() {
-            @Override
-            public boolean cancel(boolean mayInterrupt) {
-                sent.cancel(mayInterrupt);
-                return super.cancel(mayInterrupt);
-            }
-        };
-        sent.whenComplete((reply, error) -> {
-            if (error == null) {
-                out.complete(reply);
+        return sent;
+    }
+
+    /**
+     * The command Lettuce runs is the future returned: cancelling it cancels the command, which
+     * Lettuce then never writes if it is still queued; its errors are translated as the SPI
+     * says. (A second future completed from the command's would be two objects and a stage on
+     * every call.)
+     */
+    private static final class Sent extends AsyncCommand<byte[], byte[], Object> {
+        Sent(Command<byte[], byte[], Object> command) {
+            super(command);
+        }
+
+        /** Lettuce's end of the command. An error reply takes the exceptional path here, since
+         * AsyncCommand completes with it by a private method this class cannot translate in. */
+        @Override
+        public void complete() {
+            CommandOutput<byte[], byte[], Object> output = getOutput();
+            if (output != null && output.hasError()) {
+                completeExceptionally(new RedisCommandExecutionException(output.getError()));
             } else {
-                out.completeExceptionally(translate(error));
+                super.complete();
             }
-        });
-        return out;
+        }
+
+        @Override
+        public boolean completeExceptionally(Throwable error) {
+            return super.completeExceptionally(translate(error));
+        }
+    }
+
+    /** A command's name as Lettuce takes it. Lettuce asks its text on every dispatch (to spot
+     * AUTH, SELECT...), so the text is made once with it. */
+    private static final class Keyword implements ProtocolKeyword {
+        private final byte[] bytes;
+        private final String text;
+
+        Keyword(byte[] bytes, String text) {
+            this.bytes = bytes;
+            this.text = text;
+        }
+
+        Keyword(String name) {
+            this(name.getBytes(StandardCharsets.UTF_8), name);
+        }
+
+        @Override
+        public byte[] getBytes() {
+            return bytes;
+        }
+
+        @Override
+        public String toString() {
+            return text;
+        }
+    }
+
+    /** The names the limiter sends on every call, made once. */
+    private static final Keyword[] KNOWN = knownKeywords();
+
+    private static Keyword[] knownKeywords() {
+        List<Keyword> known = new ArrayList<>();
+        for (io.winlimit.model.Command command : io.winlimit.model.Command.values()) {
+            known.add(new Keyword(command.command()));
+            known.add(new Keyword(command.command() + "_RO"));
+        }
+        for (String name : List.of("FCALL", "FCALL_RO", "EVALSHA")) {
+            known.add(new Keyword(name));
+        }
+        return known.toArray(new Keyword[0]);
     }
 
     private static ProtocolKeyword keyword(byte[] name) {
-        return new ProtocolKeyword() {
-            @Override
-            public byte[] getBytes() {
-                return name;
+        for (Keyword known : KNOWN) {
+            if (known.bytes == name || Arrays.equals(known.bytes, name)) {
+                return known;
             }
-
-            // Decoded only when asked (a log line, an error): a String per call otherwise.
-            @Override
-            public String toString() {
-                return new String(name, StandardCharsets.UTF_8);
-            }
-        };
+        }
+        return new Keyword(name, new String(name, StandardCharsets.UTF_8));
     }
 
     static Throwable translate(Throwable error) {

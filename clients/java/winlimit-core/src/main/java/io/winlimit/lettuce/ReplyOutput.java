@@ -11,19 +11,21 @@ import java.util.List;
 /** Any reply, normalised as the executor SPI says: Long, byte[], List, null (RESP3's maps and
  * sets as flat lists, doubles and booleans as they are). */
 final class ReplyOutput extends CommandOutput<byte[], byte[], Object> {
-    // The arrays still open. The replies nest two deep at most: the default capacity (16)
-    // would allocate for nothing on every call.
-    private final Deque<List<Object>> open = new ArrayDeque<>(2);
+    // The arrays still open: the innermost, being filled (null at the top level), and those
+    // around it, a stack made only for a nested reply. A winlimit reply is one flat array, so
+    // a call makes no stack at all.
+    private List<Object> innermost;
+    private Deque<List<Object>> outer;
 
     ReplyOutput() {
         super(ByteArrayCodec.INSTANCE, null);
     }
 
     private void add(Object value) {
-        if (open.isEmpty()) {
+        if (innermost == null) {
             output = value;
         } else {
-            open.peek().add(value);
+            innermost.add(value);
         }
     }
 
@@ -67,13 +69,23 @@ final class ReplyOutput extends CommandOutput<byte[], byte[], Object> {
     public void multi(int count) {
         List<Object> list = new ArrayList<>(Math.max(count, 0));
         add(list);
-        open.push(list);
+        if (innermost != null) {
+            if (outer == null) {
+                outer = new ArrayDeque<>();
+            }
+            outer.push(innermost);
+        }
+        innermost = list;
     }
 
     @Override
     public void complete(int depth) {
-        while (open.size() > depth) {
-            open.pop();
+        while (open() > depth) {
+            innermost = outer == null || outer.isEmpty() ? null : outer.pop();
         }
+    }
+
+    private int open() {
+        return (innermost == null ? 0 : 1) + (outer == null ? 0 : outer.size());
     }
 }

@@ -24,7 +24,9 @@ public final class Args {
         } catch (ArithmeticException e) {
             throw new IllegalArgumentException(what + " " + duration + " is too long", e);
         }
-        if (!Duration.ofMillis(ms).equals(duration)) {
+        // Whole milliseconds iff the nanosecond part is (it is never negative), read without
+        // making a Duration to compare with on every call.
+        if (duration.getNano() % 1_000_000 != 0) {
             throw new IllegalArgumentException(what + " must be a whole number of milliseconds, not " + duration);
         }
         return ms;

@@ -1,14 +1,12 @@
 package io.winlimit.spi;
 
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 
 /**
  * One command line for an executor to send.
  *
- * @param args the command and its arguments, as bytes (integers as decimal text)
+ * @param args the command and its arguments, as bytes (integers as decimal text); none null
  * @param key the limiter's key: a cluster executor sends the command to the node serving it
  * @param keyIndex where {@code key} stands in {@code args}, or -1 for a command without it
  *     (FUNCTION LOAD, SCRIPT LOAD...), which goes to that node all the same
@@ -22,7 +20,9 @@ public record RedisCommand(List<byte[]> args, byte[] key, int keyIndex) {
      * @param keyIndex where {@code key} stands in {@code args}, or -1
      */
     public RedisCommand {
-        args = Collections.unmodifiableList(new ArrayList<>(args));
+        // Copied unless it is already an unmodifiable list of the JDK's (the limiter's lines
+        // are): a copy per call for nothing otherwise.
+        args = List.copyOf(args);
     }
 
     /**

@@ -115,6 +115,18 @@ class BackendsTest {
     }
 
     @Test
+    void aModuleUnloadedSinceItWasDetectedIsDetectedAgainAndTheLibraryAnswers() throws Exception {
+        try (RedisServer server = new RedisServer("redis-7.0", true, "--enable-module-command", "local")) {
+            Limiter limiter = limiter(server, CallDeadline.config(), null);
+            assertEquals(Backend.MODULE, limiter.fixed("k", W, 5).backend());
+            server.call("MODULE", "UNLOAD", "winlimit");
+            Decision after = limiter.fixed("other", W, 5);
+            assertEquals(Backend.FUNCTIONS, after.backend());
+            assertEquals(4, after.remaining());
+        }
+    }
+
+    @Test
     void theScriptIsLoadedAgainAfterScriptFlushAndTheCallCountsOnce() throws Exception {
         Limiter limiter = limiter(scripts, CallDeadline.config(), null);
         assertEquals(Backend.SCRIPTS, limiter.slide("k", W, 5).backend());

@@ -44,6 +44,11 @@ public final class Breakers {
      * @return its breaker, made closed on first use; thread-safe
      */
     public CircuitBreaker of(String node) {
+        // Looked up first: computeIfAbsent's lambda would be an object on every call.
+        CircuitBreaker known = byNode.get(node);
+        if (known != null) {
+            return known;
+        }
         return byNode.computeIfAbsent(node, name -> {
             CircuitBreaker breaker = new CircuitBreaker(options, name, clock);
             breaker.listen(listener);

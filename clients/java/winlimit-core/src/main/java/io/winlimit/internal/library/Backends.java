@@ -2,11 +2,11 @@ package io.winlimit.internal.library;
 
 import io.winlimit.model.Backend;
 import io.winlimit.model.BackendChoice;
-import io.winlimit.model.Command;
 import io.winlimit.model.MissingPermissionException;
 import io.winlimit.model.ModuleNotLoadedException;
 import io.winlimit.model.RedisServerException;
 import io.winlimit.internal.protocol.Call;
+import io.winlimit.internal.protocol.Words;
 import io.winlimit.spi.RedisCommand;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -83,11 +83,53 @@ public final class Backends {
      *     WinlimitException (ModuleNotLoadedException where the module is missing but required)
      */
     public CompletableFuture<Answer> answer(Call call) {
-        byte[] key = bytes(call.key());
-        Node node = nodes.computeIfAbsent(sender.nodeOf(key), name -> newNode());
+        byte[] key = call.keyBytes();
+        Node node = node(key);
         Backend known = node.backend;
         CompletableFuture<Backend> backend = known != null ? CompletableFuture.completedFuture(known) : detect(node, key);
         return backend.thenCompose(b -> byBackend(call, key, node, b));
+    }
+
+    /**
+     * The module's command line for the call when the node serving its key is known to serve
+     * the module, the common case after a node's first call: the limiter then sends it itself,
+     * with no stage between (see {@link #afterModuleFailure}).
+     *
+     * @param call the call
+     * @return the call's line as the module takes it, or null when the node's backend is another
+     *     or not known yet
+     */
+    public RedisCommand direct(Call call) {
+        return node(call.keyBytes()).backend == Backend.MODULE ? moduleCommand(call) : null;
+    }
+
+    /**
+     * What follows a failed module command: where the module was unloaded since the node was
+     * detected (AUTO), the call answered by the backend detected again; else the error.
+     *
+     * @param call the call whose module command failed
+     * @param e the failure
+     * @return completes as {@link #answer} does; exceptionally with the error, an unknown command
+     *     as ModuleNotLoadedException
+     */
+    public CompletableFuture<Answer> afterModuleFailure(Call call, Throwable e) {
+        Throwable error = cause(e);
+        if (choice != BackendChoice.AUTO || !is(error, "unknown command")) {
+            return CompletableFuture.failedFuture(translate(error));
+        }
+        byte[] key = call.keyBytes();
+        Node node = node(key);
+        return detect(node, key).thenCompose(b -> b == Backend.MODULE
+                ? CompletableFuture.failedFuture(translate(error))
+                : byBackend(call, key, node, b));
+    }
+
+    /** The node serving {@code key}, made on its first call. (Looked up before computeIfAbsent,
+     * whose lambda would be an object per call.) */
+    private Node node(byte[] key) {
+        String name = sender.nodeOf(key);
+        Node node = nodes.get(name);
+        return node != null ? node : nodes.computeIfAbsent(name, n -> newNode());
     }
 
     /**
@@ -98,7 +140,7 @@ public final class Backends {
      * @return the backend, or null
      */
     public Backend backendOf(String key) {
-        Node node = nodes.get(sender.nodeOf(bytes(key)));
+        Node node = nodes.get(sender.nodeOf(Words.utf8(key)));
         return node == null ? null : node.backend;
     }
 
@@ -115,31 +157,30 @@ public final class Backends {
 
     private CompletableFuture<Answer> byBackend(Call call, byte[] key, Node node, Backend backend) {
         return switch (backend) {
-            case MODULE -> module(call, key, node);
+            case MODULE -> module(call);
             case FUNCTIONS -> (node.libraryChecked ? CompletableFuture.<Void>completedFuture(null) : ensureLibrary(node, key))
                     .thenCompose(v -> node.backend == Backend.FUNCTIONS ? fcall(call, key, node) : evalsha(call, key));
             default -> evalsha(call, key);
         };
     }
 
-    private CompletableFuture<Answer> module(Call call, byte[] key, Node node) {
-        RedisCommand command = new RedisCommand(encode(call.args(), 1, key), key, 1);
-        return sender.send(command).thenApply(reply -> new Answer(reply, Backend.MODULE)).exceptionallyCompose(e -> {
-            Throwable error = cause(e);
-            if (choice != BackendChoice.AUTO || !is(error, "unknown command")) {
-                return CompletableFuture.failedFuture(translate(error));
-            }
-            // The module was unloaded since the node was detected: choose again.
-            return detect(node, key).thenCompose(b -> b == Backend.MODULE
-                    ? CompletableFuture.failedFuture(translate(error))
-                    : byBackend(call, key, node, b));
-        });
+    private CompletableFuture<Answer> module(Call call) {
+        return sender.send(moduleCommand(call)).thenApply(reply -> new Answer(reply, Backend.MODULE))
+                .exceptionallyCompose(e -> afterModuleFailure(call, e));
+    }
+
+    /** The call's line as it is: the module's command. */
+    private static RedisCommand moduleCommand(Call call) {
+        return new RedisCommand(call.bytes(), call.keyBytes(), 1);
     }
 
     private CompletableFuture<Answer> fcall(Call call, byte[] key, Node node) {
-        List<String> args = new ArrayList<>(List.of(call.peek() ? "FCALL_RO" : "FCALL", call.functionName(), "1"));
-        args.addAll(call.args().subList(1, call.args().size()));
-        RedisCommand command = new RedisCommand(encode(args), key, 3);
+        List<byte[]> args = new ArrayList<>(call.bytes().size() + 2);
+        args.add(Words.of(call.peek() ? "FCALL_RO" : "FCALL"));
+        args.add(Words.of(call.functionName()));
+        args.add(Words.of("1"));
+        args.addAll(call.bytes().subList(1, call.bytes().size()));
+        RedisCommand command = new RedisCommand(args, key, 3);
         return sender.send(command).thenApply(reply -> new Answer(reply, Backend.FUNCTIONS)).exceptionallyCompose(e -> {
             Throwable error = cause(e);
             if (!is(error, "function not found")) {
@@ -203,9 +244,14 @@ public final class Backends {
     }
 
     private CompletableFuture<Answer> evalsha(Call call, byte[] key) {
-        List<String> args = new ArrayList<>(List.of("EVALSHA", library.sha(), "1", call.key(), call.functionName()));
-        args.addAll(call.args().subList(2, call.args().size()));
-        RedisCommand command = new RedisCommand(encode(args), key, 3);
+        List<byte[]> args = new ArrayList<>(call.bytes().size() + 3);
+        args.add(Words.of("EVALSHA"));
+        args.add(Words.of(library.sha()));
+        args.add(Words.of("1"));
+        args.add(key);
+        args.add(Words.of(call.functionName()));
+        args.addAll(call.bytes().subList(2, call.bytes().size()));
+        RedisCommand command = new RedisCommand(args, key, 3);
         return sender.send(command).thenApply(reply -> new Answer(reply, Backend.SCRIPTS)).exceptionallyCompose(e -> {
             Throwable error = cause(e);
             if (!(error instanceof RedisServerException) || !error.getMessage().startsWith("NOSCRIPT")) {
@@ -286,10 +332,6 @@ public final class Backends {
         return reply == null ? null : reply.toString();
     }
 
-    static byte[] bytes(String s) {
-        return s.getBytes(StandardCharsets.UTF_8);
-    }
-
     /**
      * Each argument's UTF-8 bytes.
      *
@@ -297,33 +339,10 @@ public final class Backends {
      * @return their bytes, in order
      */
     public static List<byte[]> encode(List<String> args) {
-        return encode(args, -1, null);
-    }
-
-    /** Each argument's UTF-8 bytes, with {@code key} (already encoded) at {@code keyIndex}. The
-     * constant words come from {@link #WORDS}: shared arrays, which no executor writes to. */
-    static List<byte[]> encode(List<String> args, int keyIndex, byte[] key) {
         List<byte[]> out = new ArrayList<>(args.size());
-        for (int i = 0; i < args.size(); i++) {
-            String arg = args.get(i);
-            byte[] word = i == keyIndex ? key : WORDS.get(arg);
-            out.add(word != null ? word : bytes(arg));
+        for (String arg : args) {
+            out.add(Words.of(arg));
         }
         return out;
-    }
-
-    /** The commands' names and option words, encoded once: every call sends a few of them. */
-    private static final Map<String, byte[]> WORDS = words();
-
-    private static Map<String, byte[]> words() {
-        Map<String, byte[]> words = new java.util.HashMap<>();
-        for (Command command : Command.values()) {
-            words.put(command.command(), bytes(command.command()));
-            words.put(command.command() + "_RO", bytes(command.command() + "_RO"));
-        }
-        for (String word : List.of("COST", "REFUND", "BLOCK", "ALIGN", "BUCKET", "BURST")) {
-            words.put(word, bytes(word));
-        }
-        return Map.copyOf(words);
     }
 }

@@ -1,23 +1,26 @@
 package io.winlimit.internal.protocol;
 
 import io.winlimit.model.Policy;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
- * One command line to send, and the policies its reply describes.
+ * One command line to send, and the policies its reply describes. The line is kept as the
+ * bytes sent (built once, straight from the arguments); its text is derived when asked, by the
+ * rejection cache and the memory fallback.
  *
- * @param args the command and its arguments; integers as decimal strings
+ * @param bytes the command and its arguments, UTF-8; integers as decimal text
  * @param key the key, for cluster clients that route by it
  * @param peek true for the {@code _RO} variants, which record nothing
  * @param refund true for a REFUND, which gives units back
  * @param policies the policies the decision reports, in order
  * @param waitMs how long the call may wait to be accepted; -1 when it does not wait
  */
-public record Call(List<String> args, String key, boolean peek, boolean refund, List<Policy> policies, long waitMs) {
+public record Call(List<byte[]> bytes, String key, boolean peek, boolean refund, List<Policy> policies, long waitMs) {
     /**
      * Copies the lists, so a call is immutable.
      *
-     * @param args the command and its arguments
+     * @param bytes the command and its arguments, UTF-8
      * @param key the key
      * @param peek true for a {@code _RO} variant
      * @param refund true for a REFUND
@@ -25,8 +28,30 @@ public record Call(List<String> args, String key, boolean peek, boolean refund, 
      * @param waitMs how long the call may wait, or -1
      */
     public Call {
-        args = List.copyOf(args);
+        bytes = List.copyOf(bytes);
         policies = List.copyOf(policies);
+    }
+
+    /**
+     * The command line as text.
+     *
+     * @return the command and its arguments, decoded
+     */
+    public List<String> args() {
+        List<String> args = new ArrayList<>(bytes.size());
+        for (byte[] word : bytes) {
+            args.add(Words.text(word));
+        }
+        return args;
+    }
+
+    /**
+     * The key's bytes, as sent.
+     *
+     * @return the line's second word
+     */
+    public byte[] keyBytes() {
+        return bytes.get(1);
     }
 
     /**
@@ -35,7 +60,7 @@ public record Call(List<String> args, String key, boolean peek, boolean refund, 
      * @return the name, as the call has it
      */
     public String command() {
-        return args.get(0);
+        return Words.text(bytes.get(0));
     }
 
     /**
@@ -44,7 +69,7 @@ public record Call(List<String> args, String key, boolean peek, boolean refund, 
      * @return the function's name
      */
     public String functionName() {
-        return command().toLowerCase(java.util.Locale.ROOT).replace('.', '_');
+        return Words.functionName(command());
     }
 
     /**
@@ -53,6 +78,6 @@ public record Call(List<String> args, String key, boolean peek, boolean refund, 
      * @return the arguments, joined
      */
     public String line() {
-        return String.join("\u0000", args);
+        return String.join("\u0000", args());
     }
 }

@@ -69,14 +69,14 @@ public final class Commands {
             throw new IllegalArgumentException("slide needs at least one window");
         }
         String name = nameOf(options, defaults);
-        List<String> args = start(Command.SLIDE.command(), key, options.peek());
+        List<byte[]> args = start(Command.SLIDE, key, options.peek());
         List<Policy> policies = new ArrayList<>();
         for (Window w : windows) {
             if (w == null) {
                 throw new IllegalArgumentException("a window must not be null");
             }
-            args.add(Long.toString(w.windowMs()));
-            args.add(Long.toString(w.limit()));
+            args.add(Words.number(w.windowMs()));
+            args.add(Words.number(w.limit()));
             String policyName = windows.size() == 1 ? name : name + "-" + windowLabel(w.windowMs());
             policies.add(new Policy(policyName, w.limit(), w.windowMs()));
         }
@@ -98,12 +98,12 @@ public final class Commands {
      */
     public static Call fixed(Defaults defaults, String key, long windowMs, long limit, FixedOptions options) {
         checkOptions(options);
-        List<String> args = start(Command.FIXED.command(), key, options.peek());
-        args.add(Long.toString(windowMs));
-        args.add(Long.toString(limit));
+        List<byte[]> args = start(Command.FIXED, key, options.peek());
+        args.add(Words.number(windowMs));
+        args.add(Words.number(limit));
         unitArgs(args, options, defaults);
         if (options.align()) {
-            args.add("ALIGN");
+            args.add(Words.of("ALIGN"));
         }
         return call(args, key, options, List.of(new Policy(nameOf(options, defaults), limit, windowMs)));
     }
@@ -121,9 +121,9 @@ public final class Commands {
      */
     public static Call gcra(Defaults defaults, String key, long periodMs, long limit, GcraOptions options) {
         checkOptions(options);
-        List<String> args = start(Command.GCRA.command(), key, options.peek());
-        args.add(Long.toString(periodMs));
-        args.add(Long.toString(limit));
+        List<byte[]> args = start(Command.GCRA, key, options.peek());
+        args.add(Words.number(periodMs));
+        args.add(Words.number(limit));
         long capacity = options.burst().orElse(limit);
         options.burst().ifPresent(burst -> add(args, "BURST", burst));
         unitArgs(args, options, defaults);
@@ -163,20 +163,22 @@ public final class Commands {
         return options.name().map(Commands::checkName).orElse(defaults.name());
     }
 
-    private static List<String> start(String command, String key, boolean peek) {
+    /** The line's first words: the command (its reader for a peek) and the key. Room for the
+     * longest line of one window and every option, so that the list never grows. */
+    private static List<byte[]> start(Command command, String key, boolean peek) {
         if (key == null) {
             throw new IllegalArgumentException("the key must be a string, not null");
         }
-        List<String> args = new ArrayList<>();
-        args.add(peek ? command + "_RO" : command);
-        args.add(key);
+        List<byte[]> args = new ArrayList<>(12);
+        args.add(Words.name(command, peek));
+        args.add(Words.utf8(key));
         return args;
     }
 
     /** COST, REFUND and BLOCK, in the server's order. REFUND with COST or BLOCK is sent as
      * given: the server refuses the pair in its own words. The limiter's BLOCK applies to a
      * recording call that gives none (not to a peek, nor a refund). */
-    private static void unitArgs(List<String> args, CallOptions<?> options, Defaults defaults) {
+    private static void unitArgs(List<byte[]> args, CallOptions<?> options, Defaults defaults) {
         long cost = options.cost().orElse(1);
         if (cost != 1) {
             add(args, "COST", cost);
@@ -189,12 +191,12 @@ public final class Commands {
         block.ifPresent(ms -> add(args, "BLOCK", ms));
     }
 
-    private static void add(List<String> args, String word, long value) {
-        args.add(word);
-        args.add(Long.toString(value));
+    private static void add(List<byte[]> args, String word, long value) {
+        args.add(Words.of(word));
+        args.add(Words.number(value));
     }
 
-    private static Call call(List<String> args, String key, CallOptions<?> options, List<Policy> policies) {
+    private static Call call(List<byte[]> args, String key, CallOptions<?> options, List<Policy> policies) {
         long waitMs = -1;
         if (options.waitMs().isPresent()) {
             waitMs = options.waitMs().getAsLong();

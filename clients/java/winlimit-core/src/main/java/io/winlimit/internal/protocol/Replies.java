@@ -20,11 +20,23 @@ public final class Replies {
      * @throws io.winlimit.model.WinlimitException if the reply is not five integers
      */
     public static Decision decision(Object reply, List<Policy> policies, Backend backend) {
-        if (!(reply instanceof List<?> list) || list.size() != 5 || !list.stream().allMatch(Long.class::isInstance)) {
-            throw new WinlimitException("a winlimit reply has five integers, not " + describe(reply), null);
+        if (!(reply instanceof List<?> list) || list.size() != 5) {
+            throw notFiveIntegers(reply);
         }
-        long[] f = list.stream().mapToLong(Long.class::cast).toArray();
-        return new Decision(f[0] == 1, f[1], f[2], f[3], f[4], policies, backend);
+        // Read field by field, not through a stream: this runs on every call.
+        return new Decision(field(list, 0) == 1, field(list, 1), field(list, 2), field(list, 3), field(list, 4),
+                policies, backend);
+    }
+
+    private static long field(List<?> reply, int i) {
+        if (reply.get(i) instanceof Long value) {
+            return value;
+        }
+        throw notFiveIntegers(reply);
+    }
+
+    private static WinlimitException notFiveIntegers(Object reply) {
+        return new WinlimitException("a winlimit reply has five integers, not " + describe(reply), null);
     }
 
     /**
