@@ -22,11 +22,15 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.springframework.context.ConfigurableApplicationContext;
 
 import io.winlimit.spring.boot.support.RedisServer;
+import io.winlimit.spring.boot.support.RejectWhileDisconnected;
+import io.winlimit.support.CallDeadline;
 
 /**
  * A real Spring Cloud Gateway application on a free loopback port, routing to a real backend on
  * loopback, limited by winlimit over a real redis-server with the module, driven by a real HTTP
- * client. The last test stops the server. (The starts that must fail are GatewayStartupCheckTest's:
+ * client. No test here is about a timeout, so every call has the tests' {@link CallDeadline}; the
+ * last test stops the server, which Lettuce then refuses at once ({@link RejectWhileDisconnected})
+ * instead of holding each request for the deadline. (The starts that must fail are GatewayStartupCheckTest's:
  * on Boot 4 a failed start disposes Reactor Netty's global resources, this gateway's among them.)
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -42,7 +46,8 @@ class GatewayTest {
     void start() throws IOException {
         redis = RedisServer.start();
         backend = GatewayApps.backend();
-        gateway = GatewayApps.start(redis.port(), backend.getAddress().getPort());
+        gateway = GatewayApps.start(new Class<?>[] {GatewayApps.GatewayApp.class, RejectWhileDisconnected.class},
+                redis.port(), backend.getAddress().getPort(), "winlimit.timeout=" + CallDeadline.TIMEOUT.toMillis() + "ms");
         base = "http://127.0.0.1:" + gateway.getEnvironment().getProperty("local.server.port");
     }
 
