@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.winlimit.spring.boot.app.TestApp;
+import io.winlimit.spring.boot.app.WebApp;
 import io.winlimit.support.CallDeadline;
 import io.winlimit.support.Spec;
 import io.winlimit.spring.boot.support.Http;
@@ -23,7 +24,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.MethodOrderer;
@@ -49,6 +50,9 @@ abstract class AbstractWebTest {
     private static final Duration GCRA_INTERVAL = Duration.ofSeconds(1);
     private static final int GCRA_ATTEMPTS = 5;
 
+    /** Closed once every test has run (JUnit's @AutoClose): the application, then its server. */
+    @AutoClose
+    WebApp web;
     RedisServer redis;
     ConfigurableApplicationContext app;
     Http http;
@@ -57,20 +61,11 @@ abstract class AbstractWebTest {
 
     @BeforeAll
     void start() {
-        redis = RedisServer.start();
-        app = TestApp.start(stack(), redis.port(), new Class<?>[] {TestApp.class, RejectWhileDisconnected.class},
+        web = WebApp.start(stack(), new Class<?>[] {TestApp.class, RejectWhileDisconnected.class},
                 "winlimit.timeout=" + CallDeadline.TIMEOUT.toMillis() + "ms");
-        http = new Http(Integer.parseInt(app.getEnvironment().getProperty("local.server.port")));
-    }
-
-    @AfterAll
-    void stop() {
-        if (app != null) {
-            app.close();
-        }
-        if (redis != null) {
-            redis.close();
-        }
+        redis = web.redis();
+        app = web.app();
+        http = web.http();
     }
 
     /** Each test on an empty server, while there is one: the last test scrapes the meters
