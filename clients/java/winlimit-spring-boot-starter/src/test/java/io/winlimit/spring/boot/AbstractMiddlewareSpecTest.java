@@ -89,6 +89,7 @@ abstract class AbstractMiddlewareSpecTest {
             if (attempt(n, c, bodies, properties)) {
                 return;
             }
+            System.out.println("winlimit spec case " + n + ": a setup request failed in run " + attempt + "; again");
         }
         fail("a setup request of the case failed in each of " + ATTEMPTS + " runs");
     }

@@ -228,6 +228,7 @@ abstract class AbstractWebTest {
             }
             // Slower than one emission interval (a loaded machine): a unit came back meanwhile,
             // so the third request proves nothing; run the case again on an empty keyspace.
+            System.out.println("gcraAnnouncesTheBucket: run " + attempt + " took longer than " + GCRA_INTERVAL + "; again");
             redis.command("FLUSHALL");
         }
         throw new AssertionError("three requests never ran within one emission interval (" + GCRA_INTERVAL + ") in "

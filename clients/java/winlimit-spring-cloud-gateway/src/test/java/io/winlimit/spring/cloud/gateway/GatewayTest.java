@@ -4,11 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.time.Duration;
 
 import com.sun.net.httpserver.HttpServer;
 
@@ -21,6 +17,7 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.springframework.context.ConfigurableApplicationContext;
 
+import io.winlimit.spring.boot.support.Http;
 import io.winlimit.spring.boot.support.RedisServer;
 import io.winlimit.spring.boot.support.RejectWhileDisconnected;
 import io.winlimit.support.CallDeadline;
@@ -36,11 +33,10 @@ import io.winlimit.support.CallDeadline;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class GatewayTest {
-    private final HttpClient client = HttpClient.newHttpClient();
     private RedisServer redis;
     private HttpServer backend;
     private ConfigurableApplicationContext gateway;
-    private String base;
+    private Http http;
 
     @BeforeAll
     void start() throws IOException {
@@ -48,7 +44,7 @@ class GatewayTest {
         backend = GatewayApps.backend();
         gateway = GatewayApps.start(new Class<?>[] {GatewayApps.GatewayApp.class, RejectWhileDisconnected.class},
                 redis.port(), backend.getAddress().getPort(), "winlimit.timeout=" + CallDeadline.TIMEOUT.toMillis() + "ms");
-        base = "http://127.0.0.1:" + gateway.getEnvironment().getProperty("local.server.port");
+        http = new Http(Integer.parseInt(gateway.getEnvironment().getProperty("local.server.port")));
     }
 
     @AfterAll
@@ -67,13 +63,13 @@ class GatewayTest {
     @Test
     void aPerMinuteRouteAnswersWithTheFieldsThen429WithRetryAfter() {
         for (int i = 0; i < 2; i++) {
-            HttpResponse<String> passed = get("/minute/a");
+            HttpResponse<String> passed = http.get("/minute/a");
             assertEquals(200, passed.statusCode());
             assertEquals("backend", passed.body());
             assertEquals("\"winlimit\";q=2;w=60", header(passed, "RateLimit-Policy"));
             assertEquals("\"winlimit\";r=" + (1 - i) + ";t=60", header(passed, "RateLimit"));
         }
-        HttpResponse<String> refused = get("/minute/a");
+        HttpResponse<String> refused = http.get("/minute/a");
         assertEquals(429, refused.statusCode());
         long retryAfter = Long.parseLong(header(refused, "Retry-After"));
         assertTrue(retryAfter >= 1 && retryAfter <= 60, "Retry-After " + retryAfter);
@@ -82,13 +78,13 @@ class GatewayTest {
 
     @Test
     void aRouteWithAPerMinuteAndAPerHourLimitChecksBothAtOnceUnderItsOwnKey() {
-        HttpResponse<String> first = get("/hourly/b");
+        HttpResponse<String> first = http.get("/hourly/b");
         assertEquals(200, first.statusCode());
         assertEquals("\"winlimit-60s\";q=3;w=60, \"winlimit-3600s\";q=4;w=3600", header(first, "RateLimit-Policy"));
         assertEquals("\"winlimit-60s\";r=2;t=60", header(first, "RateLimit"));
-        get("/hourly/b");
-        get("/hourly/b");
-        HttpResponse<String> fourth = get("/hourly/b");
+        http.get("/hourly/b");
+        http.get("/hourly/b");
+        HttpResponse<String> fourth = http.get("/hourly/b");
         assertEquals(429, fourth.statusCode());
         assertTrue(header(fourth, "Retry-After") != null);
         assertEquals(":1", redis.command("EXISTS", "rl:hourly:127.0.0.1"));
@@ -96,16 +92,16 @@ class GatewayTest {
 
     @Test
     void aRouteCostsItsCostPerRequest() {
-        assertEquals(200, get("/heavy/c").statusCode());
-        HttpResponse<String> second = get("/heavy/c");
+        assertEquals(200, http.get("/heavy/c").statusCode());
+        HttpResponse<String> second = http.get("/heavy/c");
         assertEquals(200, second.statusCode());
         assertEquals("\"winlimit\";r=0;t=60", header(second, "RateLimit"));
-        assertEquals(429, get("/heavy/c").statusCode());
+        assertEquals(429, http.get("/heavy/c").statusCode());
     }
 
     @Test
     void aSlideRouteAboveTheMaxLimitWithABucketIsServed() {
-        HttpResponse<String> passed = get("/bucketed/e");
+        HttpResponse<String> passed = http.get("/bucketed/e");
         assertEquals(200, passed.statusCode());
         assertEquals("\"winlimit\";q=100000;w=1", header(passed, "RateLimit-Policy"));
         // The reset is the bucketed log's: the window, rounded up to the buckets it spans.
@@ -115,25 +111,13 @@ class GatewayTest {
     @Test
     @Order(Integer.MAX_VALUE)
     void withTheServerStoppedItFailsClosedWith503OrOpenByOption() {
-        assertEquals(200, get("/open/d").statusCode());
+        assertEquals(200, http.get("/open/d").statusCode());
         redis.close();
-        assertEquals(503, get("/minute/d").statusCode());
-        HttpResponse<String> open = get("/open/d");
+        assertEquals(503, http.get("/minute/d").statusCode());
+        HttpResponse<String> open = http.get("/open/d");
         assertEquals(200, open.statusCode());
         assertEquals("backend", open.body());
         assertEquals(null, header(open, "RateLimit"));
-    }
-
-    private HttpResponse<String> get(String path) {
-        try {
-            HttpRequest request = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30)).GET().build();
-            return client.send(request, HttpResponse.BodyHandlers.ofString());
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
     }
 
     private static String header(HttpResponse<String> response, String name) {
