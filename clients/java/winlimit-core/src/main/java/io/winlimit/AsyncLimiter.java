@@ -346,7 +346,7 @@ public final class AsyncLimiter {
 
     private Decision fromFallback(Call call, String policy) {
         long started = System.nanoTime();
-        Decision decision = fallback.decide(call);
+        Decision decision = fallback.decide(call.args(), call.policies());
         listener.decided(policy, decision, System.nanoTime() - started);
         return decision;
     }

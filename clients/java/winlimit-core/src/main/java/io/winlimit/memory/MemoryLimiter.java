@@ -8,12 +8,14 @@ import io.winlimit.model.Command;
 import io.winlimit.model.Decision;
 import io.winlimit.model.FixedOptions;
 import io.winlimit.model.GcraOptions;
+import io.winlimit.model.Policy;
 import io.winlimit.model.RedisServerException;
 import io.winlimit.model.SlideOptions;
 import io.winlimit.model.Window;
 import io.winlimit.internal.protocol.Call;
 import io.winlimit.internal.protocol.Commands;
 import io.winlimit.internal.protocol.Replies;
+import io.winlimit.internal.protocol.Words;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -200,10 +202,23 @@ public final class MemoryLimiter implements io.winlimit.Fallback {
         return removed;
     }
 
+    /** Answers a command line the limiter would have sent to Redis, as this limiter's own
+     * methods answer theirs (its rejection cache included). */
+    @Override
+    public Decision decide(List<String> commandLine, List<Policy> policies) {
+        String command = commandLine.isEmpty() ? "" : commandLine.get(0).toUpperCase(Locale.ROOT);
+        String key = commandLine.size() > 1 ? commandLine.get(1) : "";
+        boolean refund = commandLine.stream().skip(2).anyMatch("REFUND"::equalsIgnoreCase);
+        List<byte[]> bytes = new ArrayList<>(commandLine.size());
+        for (String word : commandLine) {
+            bytes.add(Words.utf8(word));
+        }
+        return decide(new Call(bytes, key, command.endsWith("_RO"), refund, policies, -1));
+    }
+
     /** Answers a call built by {@link Commands}, as the limiter would; a wait is not slept here
      * (the memory limiter answers at once), so a waiting call gets its first decision. */
-    @Override
-    public Decision decide(Call call) {
+    private Decision decide(Call call) {
         Decision cached = cache == null ? null : cache.answer(call);
         if (cached != null) {
             return cached;

@@ -2,8 +2,10 @@ package io.winlimit.spring.boot;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -31,15 +33,23 @@ import io.winlimit.spring.boot.app.SpecEndpoints;
 import io.winlimit.spring.boot.app.TestApp;
 import io.winlimit.spring.boot.support.Http;
 import io.winlimit.spring.boot.support.RedisServer;
+import io.winlimit.spring.boot.support.RejectWhileDisconnected;
 import io.winlimit.spring.boot.support.Repo;
+import io.winlimit.support.CallDeadline;
 
 /**
  * Every case of clients/spec/middleware.json, on a real application over a real server: each
  * case's check and options become a policy of its own. A case this middleware cannot run
- * fails; none is skipped.
+ * fails; none is skipped. A case that stops the server finds its calls refused at once
+ * ({@link RejectWhileDisconnected}), not held for the deadline.
  */
 abstract class AbstractMiddlewareSpecTest {
     private static final String[] FIELDS = {"RateLimit-Policy", "RateLimit", "Retry-After"};
+    /** A case is run again while one of its setup requests fails; this many runs at most. */
+    private static final int ATTEMPTS = 5;
+    /** The fields count whole seconds from a case's first request: a run of a case with the
+     * server up that lasts this long may show one second less than the case, and is rerun. */
+    private static final Duration SECOND = Duration.ofMillis(999);
 
     @SpringBootConfiguration
     @EnableAutoConfiguration
@@ -53,7 +63,8 @@ abstract class AbstractMiddlewareSpecTest {
         JsonNode spec = new ObjectMapper().readTree(Repo.path("clients/spec/middleware.json").toFile());
         JsonNode cases = spec.get("cases");
         assertTrue(cases.size() <= SpecEndpoints.CASES, "middleware.json has more cases than SpecEndpoints has handlers");
-        List<String> properties = new ArrayList<>();
+        // A case without timeout_ms is not about one: its calls have the tests' deadline.
+        List<String> properties = new ArrayList<>(List.of("winlimit.timeout=" + CallDeadline.TIMEOUT.toMillis() + "ms"));
         for (int i = 0; i < cases.size(); i++) {
             properties.addAll(policy("spec" + i, cases.get(i)));
         }
@@ -70,37 +81,51 @@ abstract class AbstractMiddlewareSpecTest {
         return tests.stream();
     }
 
-    /** Each case on an application and a server of its own: a stopped or paused server, and
-     * the client's reconnects and breaker after it, never reach another case. */
+    /**
+     * Runs the case until its setup requests (those before the checked one) all succeed, and,
+     * with the server up, all its requests fit in a {@link #SECOND}: under a loaded machine a
+     * setup request can overrun a case's short timeout_ms, fail, and log a line the case does
+     * not expect, or the requests can span a second and the fields' reset show one less. Such a
+     * run proves nothing, so the case starts again from scratch; what a run asserts stays exact.
+     */
     private void run(int n, JsonNode c, JsonNode bodies, List<String> properties) throws Exception {
+        for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
+            if (attempt(n, c, bodies, properties)) {
+                return;
+            }
+            System.out.println("winlimit spec case " + n + ": run " + attempt + " had a failed setup request or took a second; again");
+        }
+        fail("each of " + ATTEMPTS + " runs of the case had a failed setup request or took a second");
+    }
+
+    /** One run of the case, on an application and a server of its own (a stopped or paused
+     * server, and the client's reconnects and breaker after it, never reach another run):
+     * false, having asserted nothing, when a setup request failed or the run took a second. */
+    private boolean attempt(int n, JsonNode c, JsonNode bodies, List<String> properties) throws Exception {
         Logger log = (Logger) LoggerFactory.getLogger("winlimit");
         ListAppender<ILoggingEvent> lines = new ListAppender<>();
         lines.start();
         RedisServer redis = RedisServer.start();
         ConfigurableApplicationContext app = null;
         try {
-            app = TestApp.start(stack(), redis.port(), new Class<?>[] {SpecApp.class}, properties.toArray(String[]::new));
+            app = TestApp.start(stack(), redis.port(), new Class<?>[] {SpecApp.class, RejectWhileDisconnected.class},
+                    properties.toArray(String[]::new));
             Http http = new Http(Integer.parseInt(app.getEnvironment().getProperty("local.server.port")));
             log.addAppender(lines);
             int requests = c.get("requests").asInt();
+            long started = System.nanoTime();
             for (int i = 0; i < requests - 1; i++) {
                 http.get("/spec/" + n);
             }
-            String mode = c.get("redis").asText();
-            if (mode.equals("stopped")) {
-                redis.close();
-            } else if (mode.equals("paused")) {
-                redis.command("CLIENT", "PAUSE", "20000", "WRITE");
+            if (lines.list.stream().anyMatch(line -> line.getLevel() == Level.ERROR)) {
+                return false; // a failed check logs an error: a setup request failed
             }
-            long started = System.nanoTime();
-            HttpResponse<String> last = http.get("/spec/" + n);
-            long tookMs = (System.nanoTime() - started) / 1_000_000;
-            if (mode.equals("paused")) {
-                redis.command("CLIENT", "UNPAUSE");
-                long timeout = c.get("options").path("timeout_ms").asLong(1000);
-                assertTrue(tookMs >= timeout, "the answer came after " + tookMs + " ms, before the timeout");
+            HttpResponse<String> last = lastRequest(n, c, redis, http);
+            if (c.get("redis").asText().equals("up") && System.nanoTime() - started >= SECOND.toNanos()) {
+                return false;
             }
-            check(c, bodies, last, lines.list, mode.equals("up") ? redis : null);
+            check(c, bodies, last, lines.list, c.get("redis").asText().equals("up") ? redis : null);
+            return true;
         } finally {
             log.detachAppender(lines);
             if (app != null) {
@@ -108,6 +133,26 @@ abstract class AbstractMiddlewareSpecTest {
             }
             redis.close();
         }
+    }
+
+    /** The checked request, with the server as the case has it: up, stopped or paused (then
+     * answered once the case's timeout has passed). */
+    private static HttpResponse<String> lastRequest(int n, JsonNode c, RedisServer redis, Http http) {
+        String mode = c.get("redis").asText();
+        if (mode.equals("stopped")) {
+            redis.close();
+        } else if (mode.equals("paused")) {
+            redis.command("CLIENT", "PAUSE", "20000", "WRITE");
+        }
+        long started = System.nanoTime();
+        HttpResponse<String> last = http.get("/spec/" + n);
+        long tookMs = (System.nanoTime() - started) / 1_000_000;
+        if (mode.equals("paused")) {
+            redis.command("CLIENT", "UNPAUSE");
+            long timeout = c.get("options").path("timeout_ms").asLong(CallDeadline.TIMEOUT.toMillis());
+            assertTrue(tookMs >= timeout, "the answer came after " + tookMs + " ms, before the timeout");
+        }
+        return last;
     }
 
     private static void check(JsonNode c, JsonNode bodies, HttpResponse<String> last, List<ILoggingEvent> lines,

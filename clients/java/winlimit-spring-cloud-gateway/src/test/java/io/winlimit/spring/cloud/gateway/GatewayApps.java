@@ -35,7 +35,12 @@ final class GatewayApps {
 
     /** The gateway on a free loopback port, over Redis at {@code redisPort}. */
     static ConfigurableApplicationContext start(int redisPort, int backendPort, String... more) {
-        return new SpringApplicationBuilder(GatewayApp.class).web(WebApplicationType.REACTIVE)
+        return start(new Class<?>[] {GatewayApp.class}, redisPort, backendPort, more);
+    }
+
+    /** The gateway of {@code sources} (GatewayApp and more) on a free loopback port. */
+    static ConfigurableApplicationContext start(Class<?>[] sources, int redisPort, int backendPort, String... more) {
+        return new SpringApplicationBuilder(sources).web(WebApplicationType.REACTIVE)
                 .properties("server.port=0", "server.address=127.0.0.1", "spring.data.redis.host=127.0.0.1",
                         "spring.data.redis.port=" + redisPort, "backend.port=" + backendPort,
                         "spring.main.banner-mode=off")

@@ -4,11 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.time.Duration;
 
 import com.sun.net.httpserver.HttpServer;
 
@@ -21,29 +17,34 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.springframework.context.ConfigurableApplicationContext;
 
+import io.winlimit.spring.boot.support.Http;
 import io.winlimit.spring.boot.support.RedisServer;
+import io.winlimit.spring.boot.support.RejectWhileDisconnected;
+import io.winlimit.support.CallDeadline;
 
 /**
  * A real Spring Cloud Gateway application on a free loopback port, routing to a real backend on
  * loopback, limited by winlimit over a real redis-server with the module, driven by a real HTTP
- * client. The last test stops the server. (The starts that must fail are GatewayStartupCheckTest's:
+ * client. No test here is about a timeout, so every call has the tests' {@link CallDeadline}; the
+ * last test stops the server, which Lettuce then refuses at once ({@link RejectWhileDisconnected})
+ * instead of holding each request for the deadline. (The starts that must fail are GatewayStartupCheckTest's:
  * on Boot 4 a failed start disposes Reactor Netty's global resources, this gateway's among them.)
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class GatewayTest {
-    private final HttpClient client = HttpClient.newHttpClient();
     private RedisServer redis;
     private HttpServer backend;
     private ConfigurableApplicationContext gateway;
-    private String base;
+    private Http http;
 
     @BeforeAll
     void start() throws IOException {
         redis = RedisServer.start();
         backend = GatewayApps.backend();
-        gateway = GatewayApps.start(redis.port(), backend.getAddress().getPort());
-        base = "http://127.0.0.1:" + gateway.getEnvironment().getProperty("local.server.port");
+        gateway = GatewayApps.start(new Class<?>[] {GatewayApps.GatewayApp.class, RejectWhileDisconnected.class},
+                redis.port(), backend.getAddress().getPort(), "winlimit.timeout=" + CallDeadline.TIMEOUT.toMillis() + "ms");
+        http = new Http(Integer.parseInt(gateway.getEnvironment().getProperty("local.server.port")));
     }
 
     @AfterAll
@@ -62,13 +63,13 @@ class GatewayTest {
     @Test
     void aPerMinuteRouteAnswersWithTheFieldsThen429WithRetryAfter() {
         for (int i = 0; i < 2; i++) {
-            HttpResponse<String> passed = get("/minute/a");
+            HttpResponse<String> passed = http.get("/minute/a");
             assertEquals(200, passed.statusCode());
             assertEquals("backend", passed.body());
             assertEquals("\"winlimit\";q=2;w=60", header(passed, "RateLimit-Policy"));
             assertEquals("\"winlimit\";r=" + (1 - i) + ";t=60", header(passed, "RateLimit"));
         }
-        HttpResponse<String> refused = get("/minute/a");
+        HttpResponse<String> refused = http.get("/minute/a");
         assertEquals(429, refused.statusCode());
         long retryAfter = Long.parseLong(header(refused, "Retry-After"));
         assertTrue(retryAfter >= 1 && retryAfter <= 60, "Retry-After " + retryAfter);
@@ -77,13 +78,13 @@ class GatewayTest {
 
     @Test
     void aRouteWithAPerMinuteAndAPerHourLimitChecksBothAtOnceUnderItsOwnKey() {
-        HttpResponse<String> first = get("/hourly/b");
+        HttpResponse<String> first = http.get("/hourly/b");
         assertEquals(200, first.statusCode());
         assertEquals("\"winlimit-60s\";q=3;w=60, \"winlimit-3600s\";q=4;w=3600", header(first, "RateLimit-Policy"));
         assertEquals("\"winlimit-60s\";r=2;t=60", header(first, "RateLimit"));
-        get("/hourly/b");
-        get("/hourly/b");
-        HttpResponse<String> fourth = get("/hourly/b");
+        http.get("/hourly/b");
+        http.get("/hourly/b");
+        HttpResponse<String> fourth = http.get("/hourly/b");
         assertEquals(429, fourth.statusCode());
         assertTrue(header(fourth, "Retry-After") != null);
         assertEquals(":1", redis.command("EXISTS", "rl:hourly:127.0.0.1"));
@@ -91,16 +92,16 @@ class GatewayTest {
 
     @Test
     void aRouteCostsItsCostPerRequest() {
-        assertEquals(200, get("/heavy/c").statusCode());
-        HttpResponse<String> second = get("/heavy/c");
+        assertEquals(200, http.get("/heavy/c").statusCode());
+        HttpResponse<String> second = http.get("/heavy/c");
         assertEquals(200, second.statusCode());
         assertEquals("\"winlimit\";r=0;t=60", header(second, "RateLimit"));
-        assertEquals(429, get("/heavy/c").statusCode());
+        assertEquals(429, http.get("/heavy/c").statusCode());
     }
 
     @Test
     void aSlideRouteAboveTheMaxLimitWithABucketIsServed() {
-        HttpResponse<String> passed = get("/bucketed/e");
+        HttpResponse<String> passed = http.get("/bucketed/e");
         assertEquals(200, passed.statusCode());
         assertEquals("\"winlimit\";q=100000;w=1", header(passed, "RateLimit-Policy"));
         // The reset is the bucketed log's: the window, rounded up to the buckets it spans.
@@ -110,25 +111,13 @@ class GatewayTest {
     @Test
     @Order(Integer.MAX_VALUE)
     void withTheServerStoppedItFailsClosedWith503OrOpenByOption() {
-        assertEquals(200, get("/open/d").statusCode());
+        assertEquals(200, http.get("/open/d").statusCode());
         redis.close();
-        assertEquals(503, get("/minute/d").statusCode());
-        HttpResponse<String> open = get("/open/d");
+        assertEquals(503, http.get("/minute/d").statusCode());
+        HttpResponse<String> open = http.get("/open/d");
         assertEquals(200, open.statusCode());
         assertEquals("backend", open.body());
         assertEquals(null, header(open, "RateLimit"));
-    }
-
-    private HttpResponse<String> get(String path) {
-        try {
-            HttpRequest request = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30)).GET().build();
-            return client.send(request, HttpResponse.BodyHandlers.ofString());
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
     }
 
     private static String header(HttpResponse<String> response, String name) {
