@@ -31,6 +31,9 @@ def three_a_minute(limiter, key):
 
 
 OPEN_MS = 100
+# A case whose setup call overran its timeout on a loaded machine is not the case it tests: it
+# is run again from the start, at most this many times.
+ATTEMPTS = 5
 
 
 def asgi_app(limiter, fallback, check=three_a_minute, **kw):
@@ -147,20 +150,30 @@ def test_each_outage_is_warned_about_once_and_the_fallback_keeps_its_count_for_t
 def test_the_fallback_decides_when_redis_gives_no_answer_in_time(framework, server, r, caplog):
     caplog.set_level(logging.INFO, logger="winlimit")
     make_app, serve, limiter_on = FRAMEWORKS[framework]
-    limiter = limiter_on(server.port, open_ms=OPEN_MS)
-    with serve(make_app(limiter, winlimit.memory.Limiter(), timeout=CALL_TIMEOUT)) as http:
-        assert remaining(http.get("/")) == LIMIT - 1  # Redis decided
-        r.execute_command("CLIENT", "PAUSE", 10_000, "WRITE")
-        try:
-            paused = [http.get("/") for _ in range(LIMIT)]
-        finally:
-            r.execute_command("CLIENT", "UNPAUSE")
-        # The fallback's own count: Redis's first unit is not in it.
-        assert [(p.status_code, remaining(p)) for p in paused] == [(200, LIMIT - 1 - i) for i in range(LIMIT)]
-        warnings = winlimit_lines(caplog, "WARNING")
-        assert len(warnings) == 1 and warnings[0].startswith(OPENED + "TimeoutError: "), warnings
-        until_the_probe(limiter)
-        http.get("/")
+    for _ in range(ATTEMPTS):
+        r.flushall()
+        caplog.clear()
+        limiter = limiter_on(server.port, open_ms=OPEN_MS)
+        fallback = winlimit.memory.Limiter()
+        with serve(make_app(limiter, fallback, timeout=CALL_TIMEOUT)) as http:
+            first = http.get("/")
+            if len(fallback) > 0:
+                continue  # the first call overran CALL_TIMEOUT (a loaded machine): Redis did not decide it
+            assert remaining(first) == LIMIT - 1  # Redis decided
+            r.execute_command("CLIENT", "PAUSE", 10_000, "WRITE")
+            try:
+                paused = [http.get("/") for _ in range(LIMIT)]
+            finally:
+                r.execute_command("CLIENT", "UNPAUSE")
+            # The fallback's own count: Redis's first unit is not in it.
+            assert [(p.status_code, remaining(p)) for p in paused] == [(200, LIMIT - 1 - i) for i in range(LIMIT)]
+            warnings = winlimit_lines(caplog, "WARNING")
+            assert len(warnings) == 1 and warnings[0].startswith(OPENED + "TimeoutError: "), warnings
+            until_the_probe(limiter)
+            http.get("/")
+        break
+    else:
+        pytest.fail(f"the first call overran CALL_TIMEOUT in all {ATTEMPTS} attempts")
     closed = winlimit_lines(caplog, "INFO")
     assert len(closed) == 1 and closed[0].startswith(CLOSED), closed
     assert int(r.get("rl:127.0.0.1")) >= 2

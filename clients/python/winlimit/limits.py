@@ -101,7 +101,9 @@ class WinlimitStorage(Storage, MovingWindowSupport):
         return counted(self.limiter.fixed(*self.plan.counter(key, 1), peek=True))
 
     def get_expiry(self, key: str) -> float:
-        return time.time() + self.limiter.fixed(*self.plan.counter(key, 1), peek=True).reset_after_ms / 1000
+        # The clock is read after the reply: read before, the expiry would come early by the call's time.
+        decision = self.limiter.fixed(*self.plan.counter(key, 1), peek=True)
+        return time.time() + decision.reset_after_ms / 1000
 
     def check(self) -> bool:
         try:
