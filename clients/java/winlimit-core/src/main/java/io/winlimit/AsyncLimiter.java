@@ -5,7 +5,7 @@ import io.winlimit.internal.breaker.Breakers;
 import io.winlimit.breaker.CircuitBreaker;
 import io.winlimit.internal.breaker.Failures;
 import io.winlimit.internal.library.Backends;
-import io.winlimit.model.Args;
+import io.winlimit.internal.text.Args;
 import io.winlimit.model.Backend;
 import io.winlimit.model.BreakerOpenException;
 import io.winlimit.model.Decision;

@@ -1,6 +1,6 @@
 package io.winlimit;
 
-import io.winlimit.model.Args;
+import io.winlimit.internal.text.Args;
 import io.winlimit.model.BackendChoice;
 import java.time.Duration;
 import java.util.Optional;

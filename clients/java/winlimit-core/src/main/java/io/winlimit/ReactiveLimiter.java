@@ -1,6 +1,6 @@
 package io.winlimit;
 
-import io.winlimit.model.Args;
+import io.winlimit.internal.text.Args;
 import io.winlimit.model.Decision;
 import io.winlimit.model.FixedOptions;
 import io.winlimit.model.GcraOptions;

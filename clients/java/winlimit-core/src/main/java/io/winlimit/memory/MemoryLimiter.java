@@ -2,7 +2,7 @@ package io.winlimit.memory;
 
 import io.winlimit.LimiterConfig;
 import io.winlimit.internal.RejectionCache;
-import io.winlimit.model.Args;
+import io.winlimit.internal.text.Args;
 import io.winlimit.model.Backend;
 import io.winlimit.model.Command;
 import io.winlimit.model.Decision;

@@ -1,5 +1,6 @@
 package io.winlimit.model;
 
+import io.winlimit.internal.text.Json;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.regex.Matcher;

@@ -1,5 +1,6 @@
 package io.winlimit.model;
 
+import io.winlimit.internal.text.Args;
 import java.time.Duration;
 import java.util.OptionalLong;
 

@@ -1,5 +1,6 @@
 package io.winlimit.model;
 
+import io.winlimit.internal.text.Args;
 import java.time.Duration;
 
 /** One (window, limit) pair of a sliding-window call: {@code limit} units per {@code window}. */

@@ -1,7 +1,7 @@
 package io.winlimit.internal.http;
 
 import io.winlimit.model.Decision;
-import io.winlimit.model.Json;
+import io.winlimit.internal.text.Json;
 import io.winlimit.model.Policy;
 import java.util.Iterator;
 import java.util.LinkedHashMap;

@@ -4,7 +4,7 @@ import io.winlimit.model.CallOptions;
 import io.winlimit.model.Command;
 import io.winlimit.model.FixedOptions;
 import io.winlimit.model.GcraOptions;
-import io.winlimit.model.Json;
+import io.winlimit.internal.text.Json;
 import io.winlimit.model.Policy;
 import io.winlimit.model.SlideOptions;
 import io.winlimit.model.Window;

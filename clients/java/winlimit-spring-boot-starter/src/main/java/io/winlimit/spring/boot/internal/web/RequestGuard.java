@@ -3,7 +3,7 @@ package io.winlimit.spring.boot.internal.web;
 import io.winlimit.AsyncLimiter;
 import io.winlimit.internal.http.ShadowLog;
 import io.winlimit.model.Decision;
-import io.winlimit.model.Json;
+import io.winlimit.internal.text.Json;
 import io.winlimit.model.RedisTimeoutException;
 import io.winlimit.model.WinlimitException;
 import io.winlimit.spring.boot.RatePolicy;

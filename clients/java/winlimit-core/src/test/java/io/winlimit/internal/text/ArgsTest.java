@@ -1,4 +1,4 @@
-package io.winlimit.model;
+package io.winlimit.internal.text;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

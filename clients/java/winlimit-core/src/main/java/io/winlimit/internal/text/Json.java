@@ -1,4 +1,4 @@
-package io.winlimit.model;
+package io.winlimit.internal.text;
 
 /** The one bit of JSON the client writes: a string, as the other clients quote keys and names. */
 public final class Json {

@@ -1,4 +1,4 @@
-package io.winlimit.model;
+package io.winlimit.internal.text;
 
 import java.time.Duration;
 
