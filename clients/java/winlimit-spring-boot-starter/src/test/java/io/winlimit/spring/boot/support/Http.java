@@ -15,7 +15,10 @@ import io.winlimit.support.Readiness;
  * {@code CallDeadline}, shorter); what a test asserts about the answer stays exact.
  */
 public final class Http {
-    private final HttpClient client = HttpClient.newBuilder().connectTimeout(Readiness.DEADLINE).build();
+    // HTTP/1.1, as the apps serve it: the JDK client's default (HTTP/2) asks every plain-HTTP
+    // request to upgrade to h2c, which no test is about.
+    private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Readiness.DEADLINE).build();
     private final String base;
 
     public Http(int port) {
