@@ -52,7 +52,7 @@ func main() {
 // setup is what run starts; stop stops it all, each by its PID.
 type setup struct {
 	gateway, redisModule, redisFunctions *procs.Proc
-	base, dir                            string
+	base, wrkScript                      string
 	stops                                []func()
 }
 
@@ -68,8 +68,13 @@ func run(o options) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	s := &setup{dir: dir}
+	s := &setup{}
 	defer s.stop()
+	if o.wrk != "" {
+		if s.wrkScript, err = writeWrkScript(dir); err != nil {
+			return err
+		}
+	}
 	if err := s.start(o, dir); err != nil {
 		return withLog(err, dir)
 	}
@@ -195,7 +200,7 @@ func (s *setup) load(o options, route string, d time.Duration) (result, time.Dur
 	var wrkCPU time.Duration
 	var err error
 	if o.wrk != "" {
-		res, wrkCPU, err = loadWithWrk(o.wrk, s.dir, url, o.conns, o.keys, d)
+		res, wrkCPU, err = loadWithWrk(o.wrk, s.wrkScript, url, o.conns, o.keys, d)
 	} else {
 		res, err = load(url, o.conns, o.keys, d)
 	}

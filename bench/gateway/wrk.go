@@ -18,6 +18,12 @@ var wrkScript []byte
 // wrkThreads: one per core of this 2-core machine, as wrk's own README runs it.
 const wrkThreads = 2
 
+// writeWrkScript writes wrk.lua into dir, once per run, and returns its path.
+func writeWrkScript(dir string) (string, error) {
+	script := filepath.Join(dir, "wrk.lua")
+	return script, os.WriteFile(script, wrkScript, 0o644)
+}
+
 // wrkSummary is the line wrk.lua's done() prints.
 type wrkSummary struct {
 	Requests     int   `json:"requests"`
@@ -30,12 +36,9 @@ type wrkSummary struct {
 
 // loadWithWrk is load's twin on wrk (a C load generator that costs the machine far less CPU
 // per request than Go's HTTP client): the same connections, keys and duration; any answer but
-// 200, or a socket error, fails the round. cpu is what wrk itself spent.
-func loadWithWrk(wrk, dir, url string, conns, keys int, d time.Duration) (result, time.Duration, error) {
-	script := filepath.Join(dir, "wrk.lua")
-	if err := os.WriteFile(script, wrkScript, 0o644); err != nil {
-		return result{}, 0, err
-	}
+// 200, or a socket error, fails the round. script is wrk.lua as writeWrkScript wrote it; cpu is
+// what wrk itself spent.
+func loadWithWrk(wrk, script, url string, conns, keys int, d time.Duration) (result, time.Duration, error) {
 	secs := strconv.Itoa(int(d.Round(time.Second) / time.Second))
 	cmd := exec.Command(wrk, "-t"+strconv.Itoa(wrkThreads), "-c"+strconv.Itoa(conns), "-d"+secs+"s",
 		"--timeout", "10s", "-s", script, url)
