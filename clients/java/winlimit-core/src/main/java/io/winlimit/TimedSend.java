@@ -71,7 +71,7 @@ abstract class TimedSend<T> extends CompletableFuture<T> implements Callable<Voi
     @Override
     public final Void call() {
         if (SETTLED.compareAndSet(this, false, true)) {
-            settled(null, new RedisTimeoutException("no answer from Redis within " + timeoutMs + " ms", null));
+            deliver(null, new RedisTimeoutException("no answer from Redis within " + timeoutMs + " ms", null));
             sent.cancel(false);
         }
         return null;
@@ -88,7 +88,18 @@ abstract class TimedSend<T> extends CompletableFuture<T> implements Callable<Voi
 
     private void settle(Object reply, Throwable error) {
         if (SETTLED.compareAndSet(this, false, true)) {
-            settled(reply, error == null ? null : unavailable(Backends.cause(error)));
+            deliver(reply, error == null ? null : unavailable(Backends.cause(error)));
+        }
+    }
+
+    /** Hands the outcome to {@link #settled}; what that throws completes this future, since
+     * neither the client's callback nor the timer would report it and, settled already, the
+     * timer could no longer end the call. */
+    private void deliver(Object reply, Throwable error) {
+        try {
+            settled(reply, error);
+        } catch (RuntimeException | Error e) {
+            completeExceptionally(e);
         }
     }
 
