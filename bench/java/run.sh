@@ -5,6 +5,8 @@
 # installed in the local Maven repository (make bench-java installs it first): ~/.m2, or the one
 # MAVEN_OPTS=-Dmaven.repo.local=... names, which every mvn here and in make bench-java honours. Raw JMH results go to
 # bench/results/java-overhead.json; bench/results/java-overhead.md is written from them by hand.
+# `run.sh interleaved [rounds] [calls per batch]` measures the time per call instead, as the
+# limiter's ratio to the bare call per round of calls taken in turns (make bench-java-time).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -22,6 +24,13 @@ done
 
 cd "$here"
 mvn -B -q compile dependency:build-classpath -Dmdep.outputFile=target/classpath.txt
-java -cp "target/classes:$(cat target/classpath.txt)" org.openjdk.jmh.Main \
+classpath="target/classes:$(cat target/classpath.txt)"
+if [ "${1:-}" = interleaved ]; then
+  # Time per call as ratios from one run: the four calls take turns in one JVM (InterleavedTime).
+  shift
+  java -cp "$classpath" "-Dwinlimit.bench.port=$port" io.winlimit.bench.InterleavedTime "$@"
+  exit
+fi
+java -cp "$classpath" org.openjdk.jmh.Main \
   -jvmArgsAppend "-Dwinlimit.bench.port=$port" \
   -prof gc -rf json -rff "$root/bench/results/java-overhead.json" "${@:-OverheadBenchmark}"

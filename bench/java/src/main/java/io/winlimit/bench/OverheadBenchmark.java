@@ -85,9 +85,20 @@ public class OverheadBenchmark {
         return new CommandArgs<>(ByteArrayCodec.INSTANCE).addKey(BARE_KEY).add(WINDOW_MS).add(LIMIT);
     }
 
+    /** The bare call, sync: also {@link InterleavedTime}'s. */
+    static List<Object> bareSync(StatefulRedisConnection<byte[], byte[]> connection) {
+        return connection.sync().dispatch(FIXED, new NestedMultiOutput<>(ByteArrayCodec.INSTANCE), line());
+    }
+
+    /** The bare call, async, awaited: also {@link InterleavedTime}'s. */
+    static List<Object> bareAsync(StatefulRedisConnection<byte[], byte[]> connection) {
+        return connection.async().dispatch(FIXED, new NestedMultiOutput<>(ByteArrayCodec.INSTANCE), line())
+                .toCompletableFuture().join();
+    }
+
     @Benchmark
     public List<Object> bareSync() {
-        return connection.sync().dispatch(FIXED, new NestedMultiOutput<>(ByteArrayCodec.INSTANCE), line());
+        return bareSync(connection);
     }
 
     @Benchmark
@@ -97,8 +108,7 @@ public class OverheadBenchmark {
 
     @Benchmark
     public List<Object> bareAsync() {
-        return connection.async().dispatch(FIXED, new NestedMultiOutput<>(ByteArrayCodec.INSTANCE), line())
-                .toCompletableFuture().join();
+        return bareAsync(connection);
     }
 
     @Benchmark

@@ -5,6 +5,11 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import io.winlimit.support.Readiness;
 
@@ -12,13 +17,16 @@ import io.winlimit.support.Readiness;
  * A real HTTP client on the test application's loopback port. A request may take up to
  * {@link Readiness#DEADLINE}: the first ones to a freshly started application warm it up, which
  * on a loaded machine takes many times its usual time (the limiter's own calls have
- * {@code CallDeadline}, shorter); what a test asserts about the answer stays exact.
+ * {@code CallDeadline}, shorter); what a test asserts about the answer stays exact. A request
+ * still unanswered after {@link #SLOW} takes a thread dump of this JVM (the application and its
+ * backend run in it), which the failure carries if no answer comes by the deadline.
  */
 public final class Http {
     // HTTP/1.1, as the apps serve it: the JDK client's default (HTTP/2) asks every plain-HTTP
     // request to upgrade to h2c, which no test is about.
     private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Readiness.DEADLINE).build();
+    private static final Duration SLOW = Duration.ofSeconds(25);
     private final String base;
 
     public Http(int port) {
@@ -44,11 +52,21 @@ public final class Http {
         return send(HttpRequest.newBuilder(URI.create(base + path)).header(header, value).GET());
     }
 
-    private HttpResponse<String> send(HttpRequest.Builder request) {
+    private HttpResponse<String> send(HttpRequest.Builder builder) {
+        HttpRequest request = builder.timeout(Readiness.DEADLINE).build();
+        CompletableFuture<HttpResponse<String>> answer = client.sendAsync(request, HttpResponse.BodyHandlers.ofString());
+        String dump = null;
         try {
-            return client.send(request.timeout(Readiness.DEADLINE).build(), HttpResponse.BodyHandlers.ofString());
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
+            try {
+                return answer.get(SLOW.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (TimeoutException slow) {
+                dump = ThreadDump.now();
+                return answer.get();
+            }
+        } catch (ExecutionException e) {
+            String where = request.method() + " " + request.uri();
+            throw new IllegalStateException(dump == null ? where + " failed"
+                    : where + " had no answer; the threads after " + SLOW.toSeconds() + " s:\n" + dump, e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);

@@ -38,12 +38,18 @@ final class GatewayApps {
         return start(new Class<?>[] {GatewayApp.class}, redisPort, backendPort, more);
     }
 
-    /** The gateway of {@code sources} (GatewayApp and more) on a free loopback port. */
+    /**
+     * The gateway of {@code sources} (GatewayApp and more) on a free loopback port. Its calls to
+     * the backend time out after 40 s (Spring Cloud Gateway has no default): a backend that never
+     * answers is then a 504 and a log line, told apart from a limiter that never decides, which
+     * the test client's thread dump at 25 s shows.
+     */
     static ConfigurableApplicationContext start(Class<?>[] sources, int redisPort, int backendPort, String... more) {
         return new SpringApplicationBuilder(sources).web(WebApplicationType.REACTIVE)
                 .properties("server.port=0", "server.address=127.0.0.1", "spring.data.redis.host=127.0.0.1",
                         "spring.data.redis.port=" + redisPort, "backend.port=" + backendPort,
-                        "spring.main.banner-mode=off")
+                        "spring.main.banner-mode=off",
+                        "spring.cloud.gateway.server.webflux.httpclient.response-timeout=40s")
                 .properties(more).run();
     }
 
