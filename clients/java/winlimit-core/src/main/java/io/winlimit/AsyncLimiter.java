@@ -285,6 +285,17 @@ public final class AsyncLimiter {
             listener.decided(policy, cached, 0);
             return CompletableFuture.completedFuture(cached);
         }
+        CompletableFuture<Void> connecting = executor.connecting();
+        if (connecting != null) {
+            // The client's first connection, made off this thread (an event loop, maybe): the
+            // call goes once it is made or has failed; a failure is then the call's own.
+            return connecting.handle((connected, error) -> call).thenCompose(c -> sent(c, policy));
+        }
+        return sent(call, policy);
+    }
+
+    /** {@link #once} past the cache and the connection: the breaker, then Redis. */
+    private CompletableFuture<Decision> sent(Call call, String policy) {
         CircuitBreaker breaker = breakers.of(nodeOf(call.keyBytes()));
         CircuitBreaker.Action action = breaker.admit();
         if (action == CircuitBreaker.Action.REFUSE) {

@@ -36,6 +36,19 @@ public interface RedisExecutor {
     String nodeOf(byte[] key);
 
     /**
+     * Null when {@link #send} can go now. A client that connects on first use, off the caller's
+     * thread, returns instead a future that completes when that connection attempt ends,
+     * normally or not: a limiter waits for it before its call and its timeout start, as a call
+     * through the client itself would wait for its connection, within the client's own connect
+     * timeout. The default: null.
+     *
+     * @return null, or the attempt to connect under way
+     */
+    default CompletableFuture<Void> connecting() {
+        return null;
+    }
+
+    /**
      * True when {@link #send} never blocks the calling thread (Lettuce, reactive Spring Data
      * Redis); false for a blocking client such as Jedis, whose futures complete before send
      * returns. Reactive views exist only over a non-blocking executor.

@@ -26,7 +26,11 @@ import redis.clients.jedis.JedisCluster;
  *   kept, so a call borrows nothing and never blocks: it is dispatched on Lettuce's own async
  *   API, and in a cluster a key's node is read from the cluster's partitions. Taken again only
  *   if that connection was closed for good (the factory was reset); a connection that is
- *   merely reconnecting stays the one to use.
+ *   merely reconnecting stays the one to use. The factory connects synchronously, so taking
+ *   it runs on a thread of winlimit's own ({@link #connecting}), never on the caller's: a
+ *   WebFlux or gateway call comes on a Netty event loop, which a connect of seconds (a cold
+ *   start on a loaded machine, or Redis down until the connect timeout) would hold and every
+ *   request on that loop with it.
  *   <li>Jedis (blocking, so servlet applications only): each command borrows a connection from
  *   the factory and gives it back.
  * </ul>
@@ -38,6 +42,8 @@ public final class SpringDataExecutor implements RedisExecutor {
     // that holds it (kept open: with a pooling factory, closing it would give the native one back).
     private volatile LettuceExecutor lettuceExecutor;
     private RedisConnection heldConnection;
+    // The attempt to take it under way, if any (guarded by this).
+    private CompletableFuture<Void> taking;
     // Jedis: whether the factory's connections are cluster connections, once seen: a single
     // server is one node, named without borrowing a connection.
     private volatile Boolean cluster;
@@ -84,21 +90,26 @@ public final class SpringDataExecutor implements RedisExecutor {
     @Override
     public CompletableFuture<Object> send(RedisCommand command) {
         if (lettuce) {
-            LettuceExecutor executor;
-            try {
-                executor = lettuceExecutor();
-            } catch (RuntimeException e) {
-                return CompletableFuture.failedFuture(new RedisUnavailableException(String.valueOf(e.getMessage()), e));
+            LettuceExecutor executor = openExecutor();
+            if (executor != null) {
+                return executor.send(command);
             }
-            return executor.send(command);
+            return lastTaking().thenCompose(taken -> {
+                LettuceExecutor now = openExecutor();
+                return now != null ? now.send(command)
+                        : CompletableFuture.failedFuture(new RedisUnavailableException("the connection was closed", null));
+            });
         }
         return withBorrowed(executor -> executor.send(command));
     }
 
+    /** Lettuce: the connection's node for {@code key}; "" while no connection is taken yet
+     * (the call then waits for it in {@link #send}). */
     @Override
     public String nodeOf(byte[] key) {
         if (lettuce) {
-            return lettuceExecutor().nodeOf(key);
+            LettuceExecutor executor = openExecutor();
+            return executor == null ? "" : executor.nodeOf(key);
         }
         if (Boolean.FALSE.equals(cluster)) {
             return "";
@@ -106,24 +117,52 @@ public final class SpringDataExecutor implements RedisExecutor {
         return withBorrowed(executor -> CompletableFuture.completedFuture((Object) executor.nodeOf(key))).join().toString();
     }
 
-    /** The factory's native Lettuce connection, taken on the first call (the factory may not be
-     * started before) and again only once it was closed for good. */
-    private LettuceExecutor lettuceExecutor() {
-        LettuceExecutor known = lettuceExecutor;
-        if (known != null && !known.isClosed()) {
-            return known;
+    /** Lettuce: null while the native connection is not taken, or was closed for good;
+     * otherwise also the attempt under way, if any, is started. */
+    @Override
+    public CompletableFuture<Void> connecting() {
+        if (!lettuce || openExecutor() != null) {
+            return null;
         }
+        return take();
+    }
+
+    private LettuceExecutor openExecutor() {
+        LettuceExecutor known = lettuceExecutor;
+        return known != null && !known.isClosed() ? known : null;
+    }
+
+    /** The last attempt to take the connection, or a new one if none was made: a call that
+     * waited for an attempt that failed fails with it, and makes no second one. */
+    private synchronized CompletableFuture<Void> lastTaking() {
+        return taking != null ? taking : take();
+    }
+
+    /** The attempt to take the factory's native Lettuce connection: the one under way, or a new
+     * one on {@link Connecting}'s thread. It completes exceptionally, as RedisUnavailableException,
+     * when the factory cannot connect. */
+    private synchronized CompletableFuture<Void> take() {
+        if (taking == null || taking.isDone()) {
+            taking = CompletableFuture.runAsync(this::takeNow, Connecting.THREADS).exceptionallyCompose(
+                    error -> CompletableFuture.failedFuture(new RedisUnavailableException(
+                            String.valueOf(Connecting.cause(error).getMessage()), Connecting.cause(error))));
+        }
+        return taking;
+    }
+
+    /** Takes the connection, blocking: on a thread of winlimit's own only. */
+    private void takeNow() {
+        if (openExecutor() != null) {
+            return;
+        }
+        RedisConnection connection = factory.getConnection();
+        LettuceExecutor executor = (LettuceExecutor) nativeExecutor(connection.getNativeConnection());
         synchronized (this) {
-            if (lettuceExecutor == null || lettuceExecutor.isClosed()) {
-                RedisConnection connection = factory.getConnection();
-                RedisExecutor executor = nativeExecutor(connection.getNativeConnection());
-                if (heldConnection != null) {
-                    heldConnection.close();
-                }
-                heldConnection = connection;
-                lettuceExecutor = (LettuceExecutor) executor;
+            if (heldConnection != null) {
+                heldConnection.close();
             }
-            return lettuceExecutor;
+            heldConnection = connection;
+            lettuceExecutor = executor;
         }
     }
 

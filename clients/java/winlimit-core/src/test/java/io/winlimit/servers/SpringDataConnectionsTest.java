@@ -1,14 +1,20 @@
 package io.winlimit.servers;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.winlimit.AsyncLimiter;
 import io.winlimit.Limiter;
 import io.winlimit.ReactiveLimiter;
+import io.winlimit.model.RedisUnavailableException;
 import io.winlimit.springdata.WinlimitSpringData;
 import io.winlimit.support.CallDeadline;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -72,6 +78,31 @@ class SpringDataConnectionsTest {
     }
 
     @Test
+    void theConnectionIsTakenOnAThreadOfWinlimitsOwnNotOnTheCallers() {
+        // A WebFlux or gateway call comes on a Netty event loop, which the factory's blocking
+        // connect must not hold.
+        CountingFactory factory = started(new CountingFactory(new RedisStandaloneConfiguration("127.0.0.1", server.port())));
+        AsyncLimiter limiter = WinlimitSpringData.asyncLimiter(factory, CallDeadline.config());
+        assertTrue(limiter.fixed("first", Duration.ofMinutes(1), 2).toCompletableFuture().join().allowed());
+        assertTrue(limiter.fixed("first", Duration.ofMinutes(1), 2).toCompletableFuture().join().allowed());
+        assertEquals(List.of("winlimit-connect"), factory.takenOn);
+    }
+
+    @Test
+    void aCallWhileTheFactoryCannotConnectFailsAsUnavailable() throws Exception {
+        int nothingListens;
+        try (java.net.ServerSocket socket = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            nothingListens = socket.getLocalPort();
+        }
+        CountingFactory factory = started(new CountingFactory(new RedisStandaloneConfiguration("127.0.0.1", nothingListens)));
+        AsyncLimiter limiter = WinlimitSpringData.asyncLimiter(factory, CallDeadline.config());
+        CompletionException failed = assertThrows(CompletionException.class,
+                () -> limiter.fixed("nowhere", Duration.ofMinutes(1), 1).toCompletableFuture().join());
+        assertInstanceOf(RedisUnavailableException.class, failed.getCause());
+        assertEquals(List.of("winlimit-connect"), factory.takenOn);
+    }
+
+    @Test
     void inAClusterFindingEachKeysNodeBorrowsNoConnection() {
         CountingFactory factory = started(new CountingFactory(new RedisClusterConfiguration(List.of("127.0.0.1:" + cluster.port()))));
         Limiter limiter = WinlimitSpringData.limiter(factory, CallDeadline.config());
@@ -101,6 +132,7 @@ class SpringDataConnectionsTest {
     /** Spring Data's own factory, counting the connections it is asked for. */
     private static final class CountingFactory extends LettuceConnectionFactory {
         final AtomicInteger borrowed = new AtomicInteger();
+        final List<String> takenOn = new CopyOnWriteArrayList<>();
 
         CountingFactory(RedisStandaloneConfiguration configuration) {
             super(configuration);
@@ -113,6 +145,7 @@ class SpringDataConnectionsTest {
         @Override
         public RedisConnection getConnection() {
             borrowed.incrementAndGet();
+            takenOn.add(Thread.currentThread().getName());
             return super.getConnection();
         }
     }

@@ -19,7 +19,8 @@ import io.winlimit.support.Readiness;
  * on a loaded machine takes many times its usual time (the limiter's own calls have
  * {@code CallDeadline}, shorter); what a test asserts about the answer stays exact. A request
  * still unanswered after {@link #SLOW} takes a thread dump of this JVM (the application and its
- * backend run in it), which the failure carries if no answer comes by the deadline.
+ * backend run in it), which the failure carries if no answer comes by the deadline, and which is
+ * printed if one comes late.
  */
 public final class Http {
     // HTTP/1.1, as the apps serve it: the JDK client's default (HTTP/2) asks every plain-HTTP
@@ -61,7 +62,10 @@ public final class Http {
                 return answer.get(SLOW.toMillis(), TimeUnit.MILLISECONDS);
             } catch (TimeoutException slow) {
                 dump = ThreadDump.now();
-                return answer.get();
+                HttpResponse<String> late = answer.get();
+                System.err.println(request.method() + " " + request.uri() + " answered " + late.statusCode()
+                        + " after more than " + SLOW.toSeconds() + " s; the threads then:\n" + dump);
+                return late;
             }
         } catch (ExecutionException e) {
             String where = request.method() + " " + request.uri();
