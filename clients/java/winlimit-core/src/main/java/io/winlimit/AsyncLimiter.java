@@ -254,6 +254,11 @@ public final class AsyncLimiter {
         });
     }
 
+    /** The name and block every call of this limiter carries unless it sets its own. */
+    Commands.Defaults defaults() {
+        return defaults;
+    }
+
     /** Answers a call built by {@link Commands}: from the rejection cache, else from Redis; with
      * a wait, again while rejected until accepted or out of time. */
     CompletionStage<Decision> decide(Call call) {

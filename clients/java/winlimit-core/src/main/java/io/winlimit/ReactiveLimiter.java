@@ -158,8 +158,9 @@ public final class ReactiveLimiter {
     }
 
 
+    /** The limiter's name and block, made once with it: not per call. */
     private io.winlimit.internal.protocol.Commands.Defaults defaults() {
-        return new io.winlimit.internal.protocol.Commands.Defaults(async.config().name(), async.config().blockMs());
+        return async.defaults();
     }
 
     private static <T> Mono<T> lazily(Supplier<java.util.concurrent.CompletableFuture<T>> start) {
