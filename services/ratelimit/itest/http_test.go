@@ -117,3 +117,25 @@ func grepLines(text, word string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+func TestTheGoClientsDecisionMetricsAreScrapedBesideUpstreams(t *testing.T) {
+	url := moduleEdition.url(t)
+	s := startRLS(t, url, map[string]string{"api.yaml": perMinute}, env{"USE_PROMETHEUS": "true"})
+	inOneWindow(t, url, time.Minute, 2*time.Second, func() error {
+		for i := 0; i < 4; i++ {
+			s.ask(t, request("api", entries("user", "w")))
+		}
+		return nil
+	})
+	_, metrics := get(t, "http://"+s.promAddr+"/metrics")
+	for _, line := range []string{
+		`winlimit_decisions_total{outcome="allowed",policy="ratelimit"} 3`,
+		`winlimit_decisions_total{outcome="rejected",policy="ratelimit"} 1`,
+		`winlimit_call_seconds_count{backend="redis"} 4`,
+		`ratelimit_service_rate_limit_total_hits{domain="api",key1="user",key2=""} 4`,
+	} {
+		if !strings.Contains(metrics, line) {
+			t.Errorf("no %s in\n%s", line, grepLines(metrics, "limit"))
+		}
+	}
+}

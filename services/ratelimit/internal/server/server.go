@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/redis/go-redis/v9"
 	winlimit "github.com/winlimit/winlimit/clients/go"
+	"github.com/winlimit/winlimit/clients/go/winprom"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
@@ -90,6 +91,15 @@ func newLimiter(rdb redis.UniversalClient, s settings.Settings, log *slog.Logger
 	if s.LocalCacheSizeInBytes > 0 {
 		// The client's rejection cache counts lines, not bytes: about 128 bytes a line.
 		opts = append(opts, winlimit.WithRejectionCache(max(1, s.LocalCacheSizeInBytes/128)))
+	}
+	if s.UsePrometheus {
+		// The Go client's own metrics beside upstream's names: decisions by outcome, each
+		// call's time and the breaker's state, which upstream's counters cannot show.
+		client := winprom.New()
+		if err := prometheus.DefaultRegisterer.Register(client); err != nil {
+			return nil, err
+		}
+		opts = append(opts, winlimit.WithObserver(client))
 	}
 	return winlimit.New(rdb, opts...)
 }
