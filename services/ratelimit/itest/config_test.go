@@ -1,6 +1,7 @@
 package itest
 
 import (
+	"net/http"
 	"os/exec"
 	"strings"
 	"testing"
@@ -75,6 +76,19 @@ func TestStatsdLeftAtUpstreamsDefaultGetsOneWarningAndTheServiceStarts(t *testin
 	s := startRLS(t, moduleEdition.url(t), map[string]string{"api.yaml": perMinute}, env{"USE_STATSD": "true"})
 	if n := strings.Count(s.log.String(), "statsd is not supported"); n != 1 {
 		t.Fatalf("%d statsd warnings:\n%s", n, s.log.String())
+	}
+}
+
+func TestDisableStatsTurnsOffStatsdsWarningAndPrometheusAsUpstream(t *testing.T) {
+	s := startRLS(t, moduleEdition.url(t), map[string]string{"api.yaml": perMinute},
+		env{"USE_STATSD": "true", "USE_PROMETHEUS": "true", "DISABLE_STATS": "true"})
+	s.waitLog(t, "listening")
+	if strings.Contains(s.log.String(), "statsd is not supported") {
+		t.Fatalf("a statsd warning with DISABLE_STATS:\n%s", s.log.String())
+	}
+	if resp, err := http.Get("http://" + s.promAddr + "/metrics"); err == nil {
+		resp.Body.Close()
+		t.Fatalf("Prometheus answered %d with DISABLE_STATS", resp.StatusCode)
 	}
 }
 

@@ -36,6 +36,9 @@ func Run(ctx context.Context, s settings.Settings, log *slog.Logger) error {
 	for _, w := range s.Warnings {
 		log.Warn(w)
 	}
+	if s.DisableStats {
+		log.Info("Stats disabled")
+	}
 	rdb, err := redisClient(s)
 	if err != nil {
 		return err

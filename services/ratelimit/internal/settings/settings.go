@@ -37,6 +37,7 @@ type Settings struct {
 	HeaderLimit, HeaderRemaining   string
 	HeaderReset                    string
 	UsePrometheus                  bool
+	DisableStats                   bool // DISABLE_STATS: no stats at all, as upstream
 	PrometheusAddr, PrometheusPath string
 	PrometheusMapperYAML           string // a statsd_exporter mapping file; empty: upstream's default names
 	Tracing                        Tracing
@@ -150,7 +151,7 @@ func Read(get env) (Settings, error) {
 		HeaderLimit: r.str("LIMIT_LIMIT_HEADER", "RateLimit-Limit"), HeaderRemaining: r.str("LIMIT_REMAINING_HEADER", "RateLimit-Remaining"),
 		HeaderReset: r.str("LIMIT_RESET_HEADER", "RateLimit-Reset"), UsePrometheus: r.boolean("USE_PROMETHEUS", false),
 		PrometheusAddr: r.str("PROMETHEUS_ADDR", ":9090"), PrometheusPath: r.str("PROMETHEUS_PATH", "/metrics"),
-		PrometheusMapperYAML: r.str("PROMETHEUS_MAPPER_YAML", ""),
+		PrometheusMapperYAML: r.str("PROMETHEUS_MAPPER_YAML", ""), DisableStats: r.boolean("DISABLE_STATS", false),
 	}
 	s.ConfigType = strings.ToUpper(r.str("CONFIG_TYPE", "FILE"))
 	s.ForceStartWithoutInitialConfig = r.boolean("FORCE_START_WITHOUT_INITIAL_CONFIG", false)

@@ -37,6 +37,11 @@ func (r *reader) unsupported(s *Settings) {
 	if b := strings.ToLower(r.str("BACKEND_TYPE", "redis")); b != "redis" {
 		r.errs = append(r.errs, fmt.Errorf("BACKEND_TYPE=%s is not supported by winlimit-ratelimit (redis only)", b))
 	}
+	if s.DisableStats {
+		// Upstream's first choice: no sink at all, Prometheus included.
+		s.UsePrometheus = false
+		return
+	}
 	if r.boolean("USE_STATSD", true) || r.boolean("USE_DOG_STATSD", false) {
 		s.Warnings = append(s.Warnings, "statsd is not supported by winlimit-ratelimit: "+
 			"no stats are sent to "+strings.Join(statsdSettings[1:3], "/")+"; set USE_PROMETHEUS=true (and USE_STATSD=false to silence this)")
