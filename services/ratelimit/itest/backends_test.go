@@ -75,7 +75,9 @@ func TestAClusterOfThreePrimariesDecidesKeysOnEveryNode(t *testing.T) {
 	for _, n := range nodes {
 		seeds = append(seeds, n.Addr())
 	}
-	s := startRLS(t, strings.Join(seeds, ","), map[string]string{"api.yaml": perMinute}, env{"REDIS_TYPE": "cluster"})
+	// An upstream cluster deployment's settings: upstream requires a pipeline window there.
+	s := startRLS(t, strings.Join(seeds, ","), map[string]string{"api.yaml": perMinute},
+		env{"REDIS_TYPE": "cluster", "REDIS_PIPELINE_WINDOW": "150us"})
 	rdb := redis.NewClusterClient(&redis.ClusterOptions{Addrs: seeds})
 	defer rdb.Close()
 	served := map[string]bool{}

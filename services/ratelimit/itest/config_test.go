@@ -79,6 +79,17 @@ func TestStatsdLeftAtUpstreamsDefaultGetsOneWarningAndTheServiceStarts(t *testin
 	}
 }
 
+func TestUpstreamsTuningSettingsStartTheServiceWithAWarningEach(t *testing.T) {
+	s := startRLS(t, moduleEdition.url(t), map[string]string{"api.yaml": perMinute},
+		env{"REDIS_PIPELINE_WINDOW": "150us", "REDIS_PIPELINE_LIMIT": "8", "EXPIRATION_JITTER_MAX_SECONDS": "300"})
+	for _, name := range []string{"REDIS_PIPELINE_WINDOW", "REDIS_PIPELINE_LIMIT", "EXPIRATION_JITTER_MAX_SECONDS"} {
+		if n := strings.Count(s.log.String(), name+" has no effect"); n != 1 {
+			t.Errorf("%d warnings for %s:\n%s", n, name, s.log.String())
+		}
+	}
+	expect(t, "started", s.ask(t, request("api", entries("user", "t"))), ok, want{code: ok, remaining: 2})
+}
+
 func TestDisableStatsTurnsOffStatsdsWarningAndPrometheusAsUpstream(t *testing.T) {
 	s := startRLS(t, moduleEdition.url(t), map[string]string{"api.yaml": perMinute},
 		env{"USE_STATSD": "true", "USE_PROMETHEUS": "true", "DISABLE_STATS": "true"})
