@@ -11,7 +11,11 @@ import (
 	"testing"
 	"time"
 
+	pb "github.com/envoyproxy/go-control-plane/envoy/service/ratelimit/v3"
 	"github.com/redis/go-redis/v9"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/connectivity"
+	"google.golang.org/grpc/credentials/insecure"
 )
 
 func TestCacheKeyPrefixStartsTheCounterKeyReadmeNames(t *testing.T) {
@@ -129,5 +133,27 @@ func TestTheDebugPortShowsTheConfigurationInForce(t *testing.T) {
 	code, body := get(t, "http://"+s.debugAddr+"/rlconfig")
 	if code != 200 || !strings.Contains(body, "domains: [api]") {
 		t.Fatalf("/rlconfig: %d %q", code, body)
+	}
+}
+
+func TestGRPCMaxConnectionAgeClosesAConnectionAsUpstream(t *testing.T) {
+	s := startRLS(t, moduleEdition.url(t), map[string]string{"api.yaml": perHour},
+		env{"GRPC_MAX_CONNECTION_AGE": "1s", "GRPC_MAX_CONNECTION_AGE_GRACE": "1s"})
+	conn, err := grpc.NewClient(s.grpcAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), readyWithin)
+	defer cancel()
+	if _, err := pb.NewRateLimitServiceClient(conn).ShouldRateLimit(ctx, request("api", entries("user", "a"))); err != nil {
+		t.Fatal(err)
+	}
+	// The server's GOAWAY after about a second takes the connection out of READY; at
+	// upstream's default age (24 h) it would stay until the wait ends.
+	for state := conn.GetState(); state == connectivity.Ready; state = conn.GetState() {
+		if !conn.WaitForStateChange(ctx, state) {
+			t.Fatalf("the connection still READY after %v", readyWithin)
+		}
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/keepalive"
 
 	"github.com/winlimit/winlimit/services/ratelimit/internal/config"
 	"github.com/winlimit/winlimit/services/ratelimit/internal/service"
@@ -174,7 +175,8 @@ func serve(ctx context.Context, s settings.Settings, svc *service.Service, rdb r
 	return err
 }
 
-// grpcOptions are the gRPC server's TLS and tracing, and the flush of the spans left at the end.
+// grpcOptions are the gRPC server's TLS, connection age and tracing, and the flush of the
+// spans left at the end.
 func grpcOptions(s settings.Settings, log *slog.Logger) ([]grpc.ServerOption, func(), error) {
 	opts, err := grpcServerOptions(s.GRPCTLS)
 	if err != nil {
@@ -192,6 +194,8 @@ func grpcOptions(s settings.Settings, log *slog.Logger) ([]grpc.ServerOption, fu
 			log.Warn("tracing: the last spans were not sent", "err", err)
 		}
 	}
+	opts = append(opts, grpc.KeepaliveParams(keepalive.ServerParameters{
+		MaxConnectionAge: s.GrpcMaxConnectionAge, MaxConnectionAgeGrace: s.GrpcMaxConnectionAgeGrace}))
 	return append(opts, traced...), flush, nil
 }
 

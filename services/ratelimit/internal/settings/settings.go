@@ -44,6 +44,9 @@ type Settings struct {
 	// GRPCTLS is GRPC_SERVER_USE_TLS and its files: TLS on the gRPC port, as Envoy Gateway
 	// sets it for its rate limit deployment.
 	GRPCTLS GRPCTLS
+	// GrpcMaxConnectionAge and its grace close a connection with GOAWAY (grpc-go adds ±10%),
+	// so a client spreads its calls over new replicas.
+	GrpcMaxConnectionAge, GrpcMaxConnectionAgeGrace time.Duration
 	// ConfigType is FILE (the runtime folder) or GRPC_XDS_SOTW (XDS below).
 	ConfigType string
 	// ForceStartWithoutInitialConfig serves before the first configuration arrives.
@@ -160,6 +163,8 @@ func Read(get env) (Settings, error) {
 	s.GRPCTLS = GRPCTLS{On: r.boolean("GRPC_SERVER_USE_TLS", false),
 		Cert: r.str("GRPC_SERVER_TLS_CERT", ""), Key: r.str("GRPC_SERVER_TLS_KEY", ""),
 		ClientCACert: r.str("GRPC_CLIENT_TLS_CACERT", ""), ClientSAN: r.str("GRPC_CLIENT_TLS_SAN", "")}
+	s.GrpcMaxConnectionAge = r.duration("GRPC_MAX_CONNECTION_AGE", 24*time.Hour)
+	s.GrpcMaxConnectionAgeGrace = r.duration("GRPC_MAX_CONNECTION_AGE_GRACE", time.Hour)
 	r.unsupported(&s)
 	r.check(&s)
 	return s, errors.Join(r.errs...)
