@@ -58,10 +58,8 @@ var validKeys = map[string]bool{
 	"domain": true, "key": true, "value": true, "descriptors": true, "rate_limit": true,
 	"unit": true, "requests_per_unit": true, "unlimited": true, "shadow_mode": true,
 	"name": true, "replaces": true, "detailed_metric": true, "value_to_metric": true,
-	"share_threshold": true,
-	"quota_mode": true, // written false, as upstream's default: true is refused below
-	"algorithm": true, "burst": true, "unit_multiplier": true, "window": true, "block": true,
-	"rate_limits": true,
+	"share_threshold": true, "quota_mode": true, // quota_mode only false: true is refused below
+	"algorithm": true, "burst": true, "unit_multiplier": true, "window": true, "block": true, "rate_limits": true,
 }
 
 // refusedKeys are upstream's keys winlimit does not implement: refused by name rather than
