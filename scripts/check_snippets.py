@@ -1,5 +1,5 @@
-"""Every code block in the site (docs/**/*.md), README.md and the clients' and examples'
-READMEs is run by CI, or this check lists it and fails (make lint). A block is run when it is:
+"""Every code block in the site (docs/**/*.md), README.md and the clients', services' and
+examples' READMEs is run by CI, or this check lists it and fails (make lint). A block is run when it is:
 
 - included from a file CI compiles or runs: a block of `--8<-- "path"` lines (pymdownx.snippets,
   on the site), or a block right after `<!-- snippet: path -->` whose lines stand word for word,
@@ -26,7 +26,7 @@ from dataclasses import dataclass
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 # Files whose code blocks must be run.
-PAGES = ["README.md", "docs/**/*.md", "clients/*/README.md", "examples/README.md", "examples/*/README.md"]
+PAGES = ["README.md", "docs/**/*.md", "clients/*/README.md", "services/*/README.md", "examples/README.md", "examples/*/README.md"]
 
 # Where run code lives: files CI compiles or runs (make examples-test, the test suites, the
 # Java consumer app that make itest-java builds and runs, Go's _test.go files with Examples).
@@ -50,6 +50,9 @@ NOT_REPLAYABLE = {
         "installs a package; packaging/tests/test_wheel.py installs the wheel and the sdist into fresh virtualenvs",
     ("clients/node/README.md", "npm install ./clients/node        # or the tarball `npm pack` makes there"):
         "installs a package; clients/node/test/package.test.mjs installs the package as npm packs it",
+    ("services/ratelimit/README.md", "apiVersion: gateway.envoyproxy.io/v1alpha1"):
+        "Kubernetes resources for Envoy Gateway's controller; services/ratelimit/itest/xds_test.go serves rules as the "
+        "Gateway's xDS server does, over its mutual TLS, and mapper_test.go applies the Gateway's own Prometheus mapping",
     ("docs/development.md", "src/"):
         "the source tree, not code: src/layout.rs (cargo test) fails when a file under src/ is missing from it or it names one that does not exist",
 }

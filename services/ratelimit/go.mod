@@ -4,6 +4,8 @@ go 1.26.8
 
 replace github.com/winlimit/winlimit/clients/go => ../../clients/go
 
+replace github.com/winlimit/winlimit/clients/go/winprom => ../../clients/go/winprom
+
 require (
 	github.com/envoyproxy/go-control-plane v0.14.0
 	github.com/envoyproxy/go-control-plane/envoy v1.40.0
@@ -11,7 +13,8 @@ require (
 	github.com/prometheus/client_golang v1.25.0
 	github.com/prometheus/statsd_exporter v0.28.0
 	github.com/redis/go-redis/v9 v9.23.0
-	github.com/winlimit/winlimit/clients/go v0.0.0-00010101000000-000000000000
+	github.com/winlimit/winlimit/clients/go v0.0.0
+	github.com/winlimit/winlimit/clients/go/winprom v0.0.0
 	go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc v0.72.0
 	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/exporters/otlp/otlptrace v1.47.0

@@ -23,15 +23,19 @@ descriptors:
 `
 
 // upstreamSequence is a user's fixed minute: three allowed, the fourth refused, and the plan
-// descriptor of the refused request given back.
+// descriptor of the refused request given back; then two of the plan's units given back by
+// is_negative_hits (on a cluster, on the node that holds the plan's key).
 func upstreamSequence(user string) []step {
 	both := request("api", entries("user", user), entries("plan", "p-"+user))
+	refund := withHits(entries("plan", "p-"+user), 2)
+	refund.IsNegativeHits = true
 	return []step{
 		{both, ok, []want{{code: ok, remaining: 2, perUnit: 3}, {code: ok, remaining: 99}}},
 		{both, ok, []want{{code: ok, remaining: 1}, {code: ok, remaining: 98}}},
 		{both, ok, []want{{code: ok, remaining: 0}, {code: ok, remaining: 97}}},
 		{both, over, []want{{code: over, remaining: 0}, {code: ok, remaining: 97}}},
 		{request("api", entries("plan", "p-"+user)), ok, []want{{code: ok, remaining: 96}}},
+		{request("api", refund), ok, []want{{code: ok, remaining: 98}}},
 	}
 }
 
@@ -71,7 +75,9 @@ func TestAClusterOfThreePrimariesDecidesKeysOnEveryNode(t *testing.T) {
 	for _, n := range nodes {
 		seeds = append(seeds, n.Addr())
 	}
-	s := startRLS(t, strings.Join(seeds, ","), map[string]string{"api.yaml": perMinute}, env{"REDIS_TYPE": "cluster"})
+	// An upstream cluster deployment's settings: upstream requires a pipeline window there.
+	s := startRLS(t, strings.Join(seeds, ","), map[string]string{"api.yaml": perMinute},
+		env{"REDIS_TYPE": "cluster", "REDIS_PIPELINE_WINDOW": "150us"})
 	rdb := redis.NewClusterClient(&redis.ClusterOptions{Addrs: seeds})
 	defer rdb.Close()
 	served := map[string]bool{}

@@ -1,7 +1,10 @@
 package itest
 
 import (
+	"net/http"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -21,6 +24,46 @@ func TestAChangedFileIsReloadedWhileTheServiceRuns(t *testing.T) {
 	s.waitLog(t, "Successfully loaded new configuration")
 	if got := s.ask(t, user).GetStatuses()[0].GetCurrentLimit().GetRequestsPerUnit(); got != 7 {
 		t.Fatalf("after the reload the limit is %d", got)
+	}
+}
+
+// configMapVersion writes a Kubernetes ConfigMap volume's next version as the kubelet does:
+// the files in a new dot folder, a new ..data symlink to it renamed over the old one, and
+// each file a symlink through ..data.
+func configMapVersion(t *testing.T, dir, version, name, content string) {
+	t.Helper()
+	versionDir := filepath.Join(dir, "..v"+version)
+	if err := os.Mkdir(versionDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(versionDir, name), []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("..v"+version, filepath.Join(dir, "..data_tmp")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(dir, "..data_tmp"), filepath.Join(dir, "..data")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join("..data", name), filepath.Join(dir, name)); err != nil && !os.IsExist(err) {
+		t.Fatal(err)
+	}
+}
+
+func TestAConfigMapsSymlinkSwapIsReloadedWithDotFilesIgnored(t *testing.T) {
+	url := moduleEdition.url(t)
+	s := startRLS(t, url, nil, env{"RUNTIME_IGNOREDOTFILES": "true"}) // as Envoy Gateway sets it
+	configMapVersion(t, s.configDir, "1", "api.yaml", perMinute)
+	s.waitLog(t, "Successfully loaded new configuration")
+	user := request("api", entries("user", "k"))
+	expect(t, "version 1", s.ask(t, user), ok, want{code: ok, remaining: 2, perUnit: 3})
+	configMapVersion(t, s.configDir, "2", "api.yaml", strings.Replace(perMinute, "requests_per_unit: 3", "requests_per_unit: 7", 1))
+	deadline := time.Now().Add(readyWithin)
+	for s.ask(t, user).GetStatuses()[0].GetCurrentLimit().GetRequestsPerUnit() != 7 {
+		if time.Now().After(deadline) {
+			t.Fatalf("version 2 not in force within %v:\n%s", readyWithin, s.log.String())
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 
@@ -62,6 +105,12 @@ func TestQuotaModeInAFileIsRefusedByName(t *testing.T) {
 	startFails(t, map[string]string{"api.yaml": file}, nil, "quota_mode is not supported")
 }
 
+func TestQuotaModeWrittenFalseAsksForNothingAndLoads(t *testing.T) {
+	file := strings.Replace(perMinute, "  - key: plan\n", "  - key: plan\n    quota_mode: false\n", 1)
+	s := startRLS(t, moduleEdition.url(t), map[string]string{"api.yaml": file}, nil)
+	expect(t, "a limit as usual", s.ask(t, request("api", entries("plan", "q"))), ok, want{code: ok, remaining: 99, perUnit: 100})
+}
+
 func TestAnUnsupportedSettingIsRefusedByName(t *testing.T) {
 	for name, value := range map[string]string{"BACKEND_TYPE": "memcache", "REDIS_PERSECOND": "true", "QUOTA_MODE": "true",
 		"RESPONSE_DYNAMIC_METADATA": "true", "CONFIG_TYPE": "REST"} {
@@ -75,6 +124,30 @@ func TestStatsdLeftAtUpstreamsDefaultGetsOneWarningAndTheServiceStarts(t *testin
 	s := startRLS(t, moduleEdition.url(t), map[string]string{"api.yaml": perMinute}, env{"USE_STATSD": "true"})
 	if n := strings.Count(s.log.String(), "statsd is not supported"); n != 1 {
 		t.Fatalf("%d statsd warnings:\n%s", n, s.log.String())
+	}
+}
+
+func TestUpstreamsTuningSettingsStartTheServiceWithAWarningEach(t *testing.T) {
+	s := startRLS(t, moduleEdition.url(t), map[string]string{"api.yaml": perMinute},
+		env{"REDIS_PIPELINE_WINDOW": "150us", "REDIS_PIPELINE_LIMIT": "8", "EXPIRATION_JITTER_MAX_SECONDS": "300"})
+	for _, name := range []string{"REDIS_PIPELINE_WINDOW", "REDIS_PIPELINE_LIMIT", "EXPIRATION_JITTER_MAX_SECONDS"} {
+		if n := strings.Count(s.log.String(), name+" has no effect"); n != 1 {
+			t.Errorf("%d warnings for %s:\n%s", n, name, s.log.String())
+		}
+	}
+	expect(t, "started", s.ask(t, request("api", entries("user", "t"))), ok, want{code: ok, remaining: 2})
+}
+
+func TestDisableStatsTurnsOffStatsdsWarningAndPrometheusAsUpstream(t *testing.T) {
+	s := startRLS(t, moduleEdition.url(t), map[string]string{"api.yaml": perMinute},
+		env{"USE_STATSD": "true", "USE_PROMETHEUS": "true", "DISABLE_STATS": "true"})
+	s.waitLog(t, "listening")
+	if strings.Contains(s.log.String(), "statsd is not supported") {
+		t.Fatalf("a statsd warning with DISABLE_STATS:\n%s", s.log.String())
+	}
+	if resp, err := http.Get("http://" + s.promAddr + "/metrics"); err == nil {
+		resp.Body.Close()
+		t.Fatalf("Prometheus answered %d with DISABLE_STATS", resp.StatusCode)
 	}
 }
 

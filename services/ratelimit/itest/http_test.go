@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	rlv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/common/ratelimit/v3"
 )
 
 func get(t *testing.T, url string) (int, string) {
@@ -116,4 +118,41 @@ func grepLines(text, word string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+func TestTheGoClientsDecisionMetricsAreScrapedBesideUpstreams(t *testing.T) {
+	url := moduleEdition.url(t)
+	s := startRLS(t, url, map[string]string{"api.yaml": perMinute}, env{"USE_PROMETHEUS": "true"})
+	inOneWindow(t, url, time.Minute, 2*time.Second, func() error {
+		for i := 0; i < 4; i++ {
+			s.ask(t, request("api", entries("user", "w")))
+		}
+		return nil
+	})
+	_, metrics := get(t, "http://"+s.promAddr+"/metrics")
+	for _, line := range []string{
+		`winlimit_decisions_total{outcome="allowed",policy="ratelimit"} 3`,
+		`winlimit_decisions_total{outcome="rejected",policy="ratelimit"} 1`,
+		`winlimit_call_seconds_count{backend="redis"} 4`,
+		`ratelimit_service_rate_limit_total_hits{domain="api",key1="user",key2=""} 4`,
+	} {
+		if !strings.Contains(metrics, line) {
+			t.Errorf("no %s in\n%s", line, grepLines(metrics, "limit"))
+		}
+	}
+}
+
+func TestEnvoysLimitOverrideIsCountedUnderTheDescriptorsKeysNeverItsValues(t *testing.T) {
+	url := moduleEdition.url(t)
+	s := startRLS(t, url, map[string]string{"api.yaml": perHour}, env{"USE_PROMETHEUS": "true"})
+	d := entries("user", "secret-user-id")
+	d.Limit = &rlv3.RateLimitDescriptor_RateLimitOverride{RequestsPerUnit: 2, Unit: 3} // 2 an hour
+	expect(t, "the override", s.ask(t, request("api", d)), ok, want{code: ok, remaining: 1, perUnit: 2})
+	_, metrics := get(t, "http://"+s.promAddr+"/metrics")
+	if line := `ratelimit_service_rate_limit_total_hits{domain="api",key1="user",key2=""} 1`; !strings.Contains(metrics, line) {
+		t.Errorf("no %s in\n%s", line, grepLines(metrics, "ratelimit_service"))
+	}
+	if strings.Contains(metrics, "secret-user-id") {
+		t.Errorf("the request's value is in a label:\n%s", grepLines(metrics, "secret-user-id"))
+	}
 }

@@ -47,6 +47,7 @@ type rls struct {
 	log       *lockedBuffer
 	configDir string
 	httpAddr  string
+	debugAddr string
 	promAddr  string
 	grpcAddr  string
 	client    pb.RateLimitServiceClient
@@ -82,6 +83,7 @@ func launch(t *testing.T, redisURL string, files map[string]string, settings env
 		ports[i], _ = freePort()
 	}
 	s.httpAddr, s.promAddr = fmt.Sprintf("127.0.0.1:%d", ports[1]), fmt.Sprintf("127.0.0.1:%d", ports[3])
+	s.debugAddr = fmt.Sprintf("127.0.0.1:%d", ports[2])
 	vars := env{"RUNTIME_ROOT": root, "RUNTIME_SUBDIRECTORY": "ratelimit", "RUNTIME_APPDIRECTORY": "config",
 		"GRPC_HOST": "127.0.0.1", "GRPC_PORT": strconv.Itoa(ports[0]), "HOST": "127.0.0.1", "PORT": strconv.Itoa(ports[1]),
 		"DEBUG_HOST": "127.0.0.1", "DEBUG_PORT": strconv.Itoa(ports[2]), "REDIS_SOCKET_TYPE": "tcp", "REDIS_URL": redisURL,

@@ -41,6 +41,30 @@ func TestDurationUntilResetIsTheUnitLessTheWholeSecondsGone(t *testing.T) {
 	}
 }
 
+const longUnits = `domain: api
+descriptors:
+  - key: week
+    rate_limit: {unit: week, requests_per_unit: 5}
+  - key: month
+    rate_limit: {unit: month, requests_per_unit: 5}
+  - key: year
+    rate_limit: {unit: year, requests_per_unit: 5}
+`
+
+func TestAWeekAMonthAndAYearAre7And30And365DayWindowsFromTheEpoch(t *testing.T) {
+	url := moduleEdition.url(t)
+	s := startRLS(t, url, map[string]string{"api.yaml": longUnits}, nil)
+	for unit, days := range map[string]int64{"week": 7, "month": 30, "year": 365} {
+		length := days * 86400
+		before := serverNow(t, url).Unix()
+		reset := s.ask(t, request("api", entries(unit, "u"))).GetStatuses()[0].GetDurationUntilReset().GetSeconds()
+		after := serverNow(t, url).Unix()
+		if latest, earliest := length-before%length, length-after%length; (reset > latest || reset < earliest) && after/length == before/length {
+			t.Errorf("%s: reset %d s, want %d..%d (a %d-day window from the epoch)", unit, reset, earliest, latest, days)
+		}
+	}
+}
+
 func TestSlideNeverAdmitsMoreThanTheLimitInAnyWindow(t *testing.T) {
 	url := moduleEdition.url(t)
 	file := "domain: api\ndescriptors:\n  - key: user\n    rate_limit:\n      algorithm: slide\n      window: 2s\n      requests_per_unit: 3\n"

@@ -58,13 +58,13 @@ var validKeys = map[string]bool{
 	"domain": true, "key": true, "value": true, "descriptors": true, "rate_limit": true,
 	"unit": true, "requests_per_unit": true, "unlimited": true, "shadow_mode": true,
 	"name": true, "replaces": true, "detailed_metric": true, "value_to_metric": true,
-	"share_threshold": true,
-	"algorithm": true, "burst": true, "unit_multiplier": true, "window": true, "block": true,
-	"rate_limits": true,
+	"share_threshold": true, "quota_mode": true, // quota_mode only false: true is refused below
+	"algorithm": true, "burst": true, "unit_multiplier": true, "window": true, "block": true, "rate_limits": true,
 }
 
 // refusedKeys are upstream's keys winlimit does not implement: refused by name rather than
-// silently ignored, so a deployment relying on them finds out at start.
+// silently ignored, so a deployment relying on them finds out at start. A key written as
+// false asks for nothing and is accepted.
 var refusedKeys = map[string]string{
 	"quota_mode": "quota_mode is not supported by winlimit-ratelimit",
 	"metadata":   "metadata (RESPONSE_DYNAMIC_METADATA) is not supported by winlimit-ratelimit",
@@ -94,7 +94,7 @@ func parseFile(file string, content []byte) (*yamlRoot, error) {
 
 func validateKeys(file string, m map[string]any) error {
 	for k, v := range m {
-		if why, refused := refusedKeys[k]; refused {
+		if why, refused := refusedKeys[k]; refused && v != false {
 			return errorf(file, "config error, %s", why)
 		}
 		if !validKeys[k] {

@@ -17,9 +17,11 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/redis/go-redis/v9"
 	winlimit "github.com/winlimit/winlimit/clients/go"
+	"github.com/winlimit/winlimit/clients/go/winprom"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/keepalive"
 
 	"github.com/winlimit/winlimit/services/ratelimit/internal/config"
 	"github.com/winlimit/winlimit/services/ratelimit/internal/service"
@@ -34,6 +36,9 @@ const reloadInterval = 500 * time.Millisecond
 func Run(ctx context.Context, s settings.Settings, log *slog.Logger) error {
 	for _, w := range s.Warnings {
 		log.Warn(w)
+	}
+	if s.DisableStats {
+		log.Info("Stats disabled")
 	}
 	rdb, err := redisClient(s)
 	if err != nil {
@@ -90,6 +95,15 @@ func newLimiter(rdb redis.UniversalClient, s settings.Settings, log *slog.Logger
 	if s.LocalCacheSizeInBytes > 0 {
 		// The client's rejection cache counts lines, not bytes: about 128 bytes a line.
 		opts = append(opts, winlimit.WithRejectionCache(max(1, s.LocalCacheSizeInBytes/128)))
+	}
+	if s.UsePrometheus {
+		// The Go client's own metrics beside upstream's names: decisions by outcome, each
+		// call's time and the breaker's state, which upstream's counters cannot show.
+		client := winprom.New()
+		if err := prometheus.DefaultRegisterer.Register(client); err != nil {
+			return nil, err
+		}
+		opts = append(opts, winlimit.WithObserver(client))
 	}
 	return winlimit.New(rdb, opts...)
 }
@@ -161,7 +175,8 @@ func serve(ctx context.Context, s settings.Settings, svc *service.Service, rdb r
 	return err
 }
 
-// grpcOptions are the gRPC server's TLS and tracing, and the flush of the spans left at the end.
+// grpcOptions are the gRPC server's TLS, connection age and tracing, and the flush of the
+// spans left at the end.
 func grpcOptions(s settings.Settings, log *slog.Logger) ([]grpc.ServerOption, func(), error) {
 	opts, err := grpcServerOptions(s.GRPCTLS)
 	if err != nil {
@@ -179,6 +194,8 @@ func grpcOptions(s settings.Settings, log *slog.Logger) ([]grpc.ServerOption, fu
 			log.Warn("tracing: the last spans were not sent", "err", err)
 		}
 	}
+	opts = append(opts, grpc.KeepaliveParams(keepalive.ServerParameters{
+		MaxConnectionAge: s.GrpcMaxConnectionAge, MaxConnectionAgeGrace: s.GrpcMaxConnectionAgeGrace}))
 	return append(opts, traced...), flush, nil
 }
 

@@ -37,12 +37,16 @@ type Settings struct {
 	HeaderLimit, HeaderRemaining   string
 	HeaderReset                    string
 	UsePrometheus                  bool
+	DisableStats                   bool // DISABLE_STATS: no stats at all, as upstream
 	PrometheusAddr, PrometheusPath string
 	PrometheusMapperYAML           string // a statsd_exporter mapping file; empty: upstream's default names
 	Tracing                        Tracing
 	// GRPCTLS is GRPC_SERVER_USE_TLS and its files: TLS on the gRPC port, as Envoy Gateway
 	// sets it for its rate limit deployment.
 	GRPCTLS GRPCTLS
+	// GrpcMaxConnectionAge and its grace close a connection with GOAWAY (grpc-go adds ±10%),
+	// so a client spreads its calls over new replicas.
+	GrpcMaxConnectionAge, GrpcMaxConnectionAgeGrace time.Duration
 	// ConfigType is FILE (the runtime folder) or GRPC_XDS_SOTW (XDS below).
 	ConfigType string
 	// ForceStartWithoutInitialConfig serves before the first configuration arrives.
@@ -150,7 +154,7 @@ func Read(get env) (Settings, error) {
 		HeaderLimit: r.str("LIMIT_LIMIT_HEADER", "RateLimit-Limit"), HeaderRemaining: r.str("LIMIT_REMAINING_HEADER", "RateLimit-Remaining"),
 		HeaderReset: r.str("LIMIT_RESET_HEADER", "RateLimit-Reset"), UsePrometheus: r.boolean("USE_PROMETHEUS", false),
 		PrometheusAddr: r.str("PROMETHEUS_ADDR", ":9090"), PrometheusPath: r.str("PROMETHEUS_PATH", "/metrics"),
-		PrometheusMapperYAML: r.str("PROMETHEUS_MAPPER_YAML", ""),
+		PrometheusMapperYAML: r.str("PROMETHEUS_MAPPER_YAML", ""), DisableStats: r.boolean("DISABLE_STATS", false),
 	}
 	s.ConfigType = strings.ToUpper(r.str("CONFIG_TYPE", "FILE"))
 	s.ForceStartWithoutInitialConfig = r.boolean("FORCE_START_WITHOUT_INITIAL_CONFIG", false)
@@ -159,6 +163,8 @@ func Read(get env) (Settings, error) {
 	s.GRPCTLS = GRPCTLS{On: r.boolean("GRPC_SERVER_USE_TLS", false),
 		Cert: r.str("GRPC_SERVER_TLS_CERT", ""), Key: r.str("GRPC_SERVER_TLS_KEY", ""),
 		ClientCACert: r.str("GRPC_CLIENT_TLS_CACERT", ""), ClientSAN: r.str("GRPC_CLIENT_TLS_SAN", "")}
+	s.GrpcMaxConnectionAge = r.duration("GRPC_MAX_CONNECTION_AGE", 24*time.Hour)
+	s.GrpcMaxConnectionAgeGrace = r.duration("GRPC_MAX_CONNECTION_AGE_GRACE", time.Hour)
 	r.unsupported(&s)
 	r.check(&s)
 	return s, errors.Join(r.errs...)

@@ -16,7 +16,16 @@ var refusedWhenOn = []string{
 // refusedWhenSet are settings whose mere presence asks for something winlimit lacks.
 var refusedWhenSet = []string{
 	"GRPC_UDS", "MEMCACHE_HOST_PORT", "MEMCACHE_SRV", "REDIS_PERSECOND_URL",
-	"REDIS_PIPELINE_WINDOW", "REDIS_PIPELINE_LIMIT",
+}
+
+// noEffect are upstream's tuning settings with nothing to tune here: a deployment that sets
+// them starts (upstream's Redis Cluster even requires REDIS_PIPELINE_WINDOW or _LIMIT), with
+// a warning for each, in this order.
+var noEffect = []struct{ name, why string }{
+	{"REDIS_PIPELINE_WINDOW", "each decision is one call, sent at once"},
+	{"REDIS_PIPELINE_LIMIT", "each decision is one call, sent at once"},
+	{"EXPIRATION_JITTER_MAX_SECONDS", "a winlimit key expires when its window ends"},
+	{"REDIS_POOL_ON_EMPTY_BEHAVIOR", "a call waits for a connection within REDIS_TIMEOUT"},
 }
 
 // statsdSettings are upstream's statsd knobs: on by default there, so a deployment that
@@ -34,8 +43,18 @@ func (r *reader) unsupported(s *Settings) {
 			r.errs = append(r.errs, fmt.Errorf("%s is not supported by winlimit-ratelimit", name))
 		}
 	}
+	for _, n := range noEffect {
+		if v, ok := r.get(n.name); ok && v != "" {
+			s.Warnings = append(s.Warnings, n.name+" has no effect in winlimit-ratelimit: "+n.why)
+		}
+	}
 	if b := strings.ToLower(r.str("BACKEND_TYPE", "redis")); b != "redis" {
 		r.errs = append(r.errs, fmt.Errorf("BACKEND_TYPE=%s is not supported by winlimit-ratelimit (redis only)", b))
+	}
+	if s.DisableStats {
+		// Upstream's first choice: no sink at all, Prometheus included.
+		s.UsePrometheus = false
+		return
 	}
 	if r.boolean("USE_STATSD", true) || r.boolean("USE_DOG_STATSD", false) {
 		s.Warnings = append(s.Warnings, "statsd is not supported by winlimit-ratelimit: "+
