@@ -117,8 +117,8 @@ public final class SpringDataExecutor implements RedisExecutor {
         return withBorrowed(executor -> CompletableFuture.completedFuture((Object) executor.nodeOf(key))).join().toString();
     }
 
-    /** Lettuce: null while the native connection is not taken, or was closed for good;
-     * otherwise also the attempt under way, if any, is started. */
+    /** Lettuce: null once the native connection is taken and open; until then, the attempt to
+     * take it (started here if none is under way). Jedis: null, as it borrows per call. */
     @Override
     public CompletableFuture<Void> connecting() {
         if (!lettuce || openExecutor() != null) {
