@@ -1,6 +1,5 @@
 package io.winlimit.springdata;
 
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -17,9 +16,4 @@ final class Connecting {
             });
 
     private Connecting() {}
-
-    /** What failed, past CompletableFuture's wrapper. */
-    static Throwable cause(Throwable error) {
-        return error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
-    }
 }

@@ -139,24 +139,29 @@ public final class SpringDataExecutor implements RedisExecutor {
     }
 
     /** The attempt to take the factory's native Lettuce connection: the one under way, or a new
-     * one on {@link Connecting}'s thread. It completes exceptionally, as RedisUnavailableException,
-     * when the factory cannot connect. */
+     * one on {@link Connecting}'s thread. It fails with RedisUnavailableException (wrapped, as a
+     * CompletableFuture wraps it) when the factory cannot connect. */
     private synchronized CompletableFuture<Void> take() {
         if (taking == null || taking.isDone()) {
-            taking = CompletableFuture.runAsync(this::takeNow, Connecting.THREADS).exceptionallyCompose(
-                    error -> CompletableFuture.failedFuture(new RedisUnavailableException(
-                            String.valueOf(Connecting.cause(error).getMessage()), Connecting.cause(error))));
+            taking = CompletableFuture.runAsync(this::takeNow, Connecting.THREADS);
         }
         return taking;
     }
 
-    /** Takes the connection, blocking: on a thread of winlimit's own only. */
+    /** Takes the connection, blocking: on a thread of winlimit's own only. What fails is
+     * thrown as RedisUnavailableException. */
     private void takeNow() {
         if (openExecutor() != null) {
             return;
         }
-        RedisConnection connection = factory.getConnection();
-        LettuceExecutor executor = (LettuceExecutor) nativeExecutor(connection.getNativeConnection());
+        RedisConnection connection;
+        LettuceExecutor executor;
+        try {
+            connection = factory.getConnection();
+            executor = (LettuceExecutor) nativeExecutor(connection.getNativeConnection());
+        } catch (RuntimeException e) {
+            throw new RedisUnavailableException(String.valueOf(e.getMessage()), e);
+        }
         synchronized (this) {
             if (heldConnection != null) {
                 heldConnection.close();
