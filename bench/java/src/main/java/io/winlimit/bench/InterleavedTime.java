@@ -24,8 +24,8 @@ import java.util.Locale;
  * <p>Usage: {@code InterleavedTime [rounds] [calls per batch]} with {@code -Dwinlimit.bench.port}.
  */
 public final class InterleavedTime {
-    private static final Duration WINDOW = Duration.ofMinutes(1);
-    private static final long LIMIT = 1_000_000_000_000L;
+    private static final Duration WINDOW = Duration.ofMillis(OverheadBenchmark.WINDOW_MS);
+    private static final long LIMIT = OverheadBenchmark.LIMIT;
 
     private InterleavedTime() {}
 

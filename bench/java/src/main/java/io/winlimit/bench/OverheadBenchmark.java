@@ -44,8 +44,8 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 5, time = 2)
 @Fork(1)
 public class OverheadBenchmark {
-    private static final long WINDOW_MS = 60_000;
-    private static final long LIMIT = 1_000_000_000_000L;
+    static final long WINDOW_MS = 60_000;
+    static final long LIMIT = 1_000_000_000_000L;
     private static final ProtocolKeyword FIXED = new ProtocolKeyword() {
         private final byte[] name = "WINLIMIT.FIXED".getBytes(StandardCharsets.US_ASCII);
 

@@ -55,6 +55,7 @@ public final class Http {
 
     private HttpResponse<String> send(HttpRequest.Builder builder) {
         HttpRequest request = builder.timeout(Readiness.DEADLINE).build();
+        String what = request.method() + " " + request.uri();
         CompletableFuture<HttpResponse<String>> answer = client.sendAsync(request, HttpResponse.BodyHandlers.ofString());
         String dump = null;
         try {
@@ -63,14 +64,13 @@ public final class Http {
             } catch (TimeoutException slow) {
                 dump = ThreadDump.now();
                 HttpResponse<String> late = answer.get();
-                System.err.println(request.method() + " " + request.uri() + " answered " + late.statusCode()
-                        + " after more than " + SLOW.toSeconds() + " s; the threads then:\n" + dump);
+                System.err.println(what + " answered " + late.statusCode() + " after more than " + SLOW.toSeconds()
+                        + " s; the threads then:\n" + dump);
                 return late;
             }
         } catch (ExecutionException e) {
-            String where = request.method() + " " + request.uri();
-            throw new IllegalStateException(dump == null ? where + " failed"
-                    : where + " had no answer; the threads after " + SLOW.toSeconds() + " s:\n" + dump, e.getCause());
+            throw new IllegalStateException(dump == null ? what + " failed"
+                    : what + " had no answer; the threads after " + SLOW.toSeconds() + " s:\n" + dump, e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
